@@ -3,4 +3,6 @@
 
 #include "cli/run.hpp"
 
-int main(int argc, char** argv) { return tokscope::cli::run(argc, argv, std::cout, std::cerr); }
+int main(int argc, char** argv) {
+  return tokscope::cli::run(argc, argv, std::cout, std::cerr);
+}

@@ -3,17 +3,46 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
+#include "cli/bench_command.hpp"
+#include "cli/catalog_commands.hpp"
+#include "cli/report_command.hpp"
+#include "tokscope/build_info.hpp"
+
 namespace tokscope::cli {
 
 int run(int argc, char** argv, std::ostream& out, std::ostream& err) {
-  CLI::App app{"tokscope: phase-separated LLM inference benchmarks for edge devices", "tokscope"};
+  CLI::App app{
+      "tokscope: phase-separated LLM inference benchmarks for edge devices.\n"
+      "Decode speed from inter-token latency, TTFT without tokenization, warm-up "
+      "discarded, percentiles with confidence intervals, physical ceilings.\n"
+      "Metric definitions: docs/metrics.md",
+      "tokscope"};
+  app.set_version_flag("--version",
+                       std::string(build::kVersion) + " (" + std::string(build::kGitCommit) + ")");
   app.require_subcommand(1);
+  app.footer("Run `tokscope COMMAND --help` for a command's flags and examples.");
+  auto bench = add_bench_command(app);
+  auto report = add_report_command(app);
+  auto catalogs = add_catalog_commands(app);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e, out, err) == 0 ? 0 : 2;
+    app.exit(e, out, err);
+    return 2;
   }
-  return 0;
+  for (CLI::App* sub : app.get_subcommands()) {
+    const std::string name = sub->get_name();
+    if (name == "bench") return run_bench(*bench, out, err);
+    if (name == "report") return run_report(*report, out, err);
+    return run_catalog_command(*catalogs, name, out, err);
+  }
+  return 2;
 }
 
 }  // namespace tokscope::cli

@@ -7,6 +7,9 @@
 //   n = 0: count 0, every other field NaN (written as null in JSON); intervals NaN.
 //   n = 1: every statistic equals the sample; stddev 0; intervals [x, x].
 // stddev is the sample standard deviation (n - 1 in the denominator) for n >= 2.
+// NaN samples mark undefined metrics (request_metrics.hpp) and are skipped by every function
+// that takes unsorted samples or groups: n counts the non-NaN samples, and mad_outliers never
+// flags a NaN. percentile_sorted expects a span without NaN (it cannot be sorted otherwise).
 #pragma once
 
 #include <cstddef>

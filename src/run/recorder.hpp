@@ -1,0 +1,64 @@
+// The harness side of an engine's EventSink: stamps every event with the harness clock into
+// buffers sized before the request starts. The per-token path (on_tokens) allocates nothing
+// and takes no lock: one clock read and two stores.
+// Thread-safety: one Recorder per in-flight request; its owner thread resets and reads it.
+// The stop flag is shared (set by the signal watcher) and read with relaxed atomics.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/expected.hpp"
+#include "core/timeline.hpp"
+#include "engines/engine.hpp"
+#include "platform/clock.hpp"
+
+namespace tokscope::run {
+
+class Recorder final : public engines::EventSink {
+ public:
+  // capacity_chunks: how many chunks can be stamped; later chunks are merged into the last one
+  // and counted in overflow_chunks() (the request is then flagged, never silently wrong).
+  Recorder(const platform::Clock& clock, const std::atomic<bool>& interrupted,
+           std::size_t capacity_chunks);
+
+  // Prepares for a new request without allocating when capacity suffices.
+  void reset(std::size_t capacity_chunks, std::int64_t deadline_ns);
+  void mark_request() noexcept { t_request_ns_ = clock_.now_ns(); }
+  void mark_tokenized() noexcept { t_tokenized_ns_ = clock_.now_ns(); }
+  // The input was already token ids: t_tokenized = t_request (spec/metrics.md).
+  void mark_ids_in_hand() noexcept { t_tokenized_ns_ = t_request_ns_; }
+
+  void on_submit() noexcept override { t_submit_ns_ = clock_.now_ns(); }
+  void on_tokens(std::uint32_t count) noexcept override;
+  void on_done() noexcept override { t_done_ns_ = clock_.now_ns(); }
+  void on_error(ErrorKind kind, std::string_view message) noexcept override;
+  [[nodiscard]] bool should_stop() const noexcept override;
+
+  [[nodiscard]] core::TimelineView timeline(std::uint32_t prompt_tokens) const noexcept;
+  [[nodiscard]] std::int64_t t_request_ns() const noexcept { return t_request_ns_; }
+  [[nodiscard]] std::int64_t t_tokenized_ns() const noexcept { return t_tokenized_ns_; }
+  [[nodiscard]] std::int64_t t_submit_ns() const noexcept { return t_submit_ns_; }
+  [[nodiscard]] std::int64_t t_done_ns() const noexcept { return t_done_ns_; }
+  [[nodiscard]] std::size_t chunk_count() const noexcept { return n_chunks_; }
+  [[nodiscard]] std::uint32_t overflow_chunks() const noexcept { return overflow_chunks_; }
+  [[nodiscard]] bool has_error() const noexcept { return has_error_; }
+  [[nodiscard]] ErrorKind error_kind() const noexcept { return error_kind_; }
+  [[nodiscard]] const std::string& error_message() const noexcept { return error_message_; }
+
+ private:
+  const platform::Clock& clock_;
+  const std::atomic<bool>& interrupted_;
+  std::vector<core::Chunk> chunks_;  // size() is the capacity; n_chunks_ are used
+  std::size_t n_chunks_ = 0;
+  std::uint32_t overflow_chunks_ = 0;
+  std::int64_t deadline_ns_ = 0;
+  std::int64_t t_request_ns_ = 0, t_tokenized_ns_ = 0, t_submit_ns_ = 0, t_done_ns_ = 0;
+  bool has_error_ = false;
+  ErrorKind error_kind_ = ErrorKind::kInternal;
+  std::string error_message_;  // reserved up front; written off the per-token path
+};
+
+}  // namespace tokscope::run

@@ -1,0 +1,107 @@
+#include "run/settings.hpp"
+
+#include <fmt/format.h>
+
+namespace tokscope::run {
+
+// One field table drives both directions, so the journal header and the reader cannot drift.
+// clang-format off
+#define TOKSCOPE_SETTINGS_FIELDS(X)                                                   \
+  X(engine) X(prompt_tokens) X(output_tokens) X(concurrency) X(repetitions)           \
+  X(warmup) X(min_duration_s) X(max_requests) X(seed) X(timeout_s) X(dataset)         \
+  X(bootstrap_resamples) X(sim_prefill_tps) X(sim_itl_ms) X(sim_jitter_ms)            \
+  X(sim_itl_growth_ms_per_1k_ctx) X(device) X(model_shape) X(quant) X(bandwidth_gbps) \
+  X(peak_tops)
+// clang-format on
+
+nlohmann::json to_json(const Settings& s) {
+  nlohmann::json j;
+#define TOKSCOPE_TO_JSON(name) j[#name] = s.name;
+  TOKSCOPE_SETTINGS_FIELDS(TOKSCOPE_TO_JSON)
+#undef TOKSCOPE_TO_JSON
+  return j;
+}
+
+Expected<Settings> settings_from_json(const nlohmann::json& j) {
+  Settings s;
+  if (!j.is_object()) return make_error(ErrorKind::kInput, "settings: expected a JSON object");
+  try {
+#define TOKSCOPE_FROM_JSON(name) \
+  if (j.contains(#name)) j.at(#name).get_to(s.name);
+    TOKSCOPE_SETTINGS_FIELDS(TOKSCOPE_FROM_JSON)
+#undef TOKSCOPE_FROM_JSON
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(ErrorKind::kInput, fmt::format("settings: {}", e.what()));
+  }
+  return s;
+}
+
+#undef TOKSCOPE_SETTINGS_FIELDS
+
+namespace {
+
+Expected<void> positive_list(const std::vector<std::uint32_t>& values, const char* flag) {
+  if (values.empty())
+    return make_error(ErrorKind::kUsage, fmt::format("{} needs at least one value", flag));
+  for (const auto v : values) {
+    if (v == 0) {
+      return make_error(ErrorKind::kUsage,
+                        fmt::format("{} values must be positive whole numbers (got 0)", flag));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<void> validate(const Settings& s) {
+  if (auto r = positive_list(s.prompt_tokens, "--prompt-tokens"); !r) return r;
+  if (auto r = positive_list(s.output_tokens, "--output-tokens"); !r) return r;
+  if (auto r = positive_list(s.concurrency, "--concurrency"); !r) return r;
+  if (s.repetitions == 0 && s.min_duration_s <= 0) {
+    return make_error(ErrorKind::kUsage,
+                      "--repetitions must be at least 1 (or give --min-duration-s)");
+  }
+  if (s.timeout_s <= 0) return make_error(ErrorKind::kUsage, "--timeout-s must be positive");
+  if (s.bootstrap_resamples < 1) {
+    return make_error(ErrorKind::kUsage, "--bootstrap-resamples must be at least 1");
+  }
+  if (s.engine != "sim") {
+    return make_error(ErrorKind::kUsage,
+                      fmt::format("--engine {}: not available in this build; available: sim "
+                                  "(openai, rkllm and llamacpp adapters are planned)",
+                                  s.engine));
+  }
+  const bool explicit_schedule = s.sim_prefill_tps > 0 || s.sim_itl_ms > 0;
+  const bool device_schedule = !s.device.empty();
+  if (explicit_schedule && device_schedule) {
+    return make_error(ErrorKind::kUsage,
+                      "--device cannot be combined with --sim-prefill-tps/--sim-itl-ms: pick the "
+                      "device-model schedule or the explicit one");
+  }
+  if (!explicit_schedule && !device_schedule) {
+    return make_error(ErrorKind::kUsage,
+                      "--engine sim needs a schedule: --sim-prefill-tps X --sim-itl-ms Y, or "
+                      "--device NAME --model-shape NAME --quant NAME");
+  }
+  if (explicit_schedule && (s.sim_prefill_tps <= 0 || s.sim_itl_ms <= 0)) {
+    return make_error(ErrorKind::kUsage,
+                      "the explicit sim schedule needs both --sim-prefill-tps and --sim-itl-ms "
+                      "greater than 0");
+  }
+  if (s.sim_jitter_ms < 0 || s.sim_itl_growth_ms_per_1k_ctx < 0) {
+    return make_error(ErrorKind::kUsage,
+                      "--sim-jitter-ms and --sim-itl-growth-ms-per-1k-ctx cannot be negative");
+  }
+  if (device_schedule && (s.model_shape.empty() || s.quant.empty())) {
+    return make_error(ErrorKind::kUsage,
+                      "--device needs --model-shape NAME and --quant NAME (see `tokscope bench "
+                      "--list-shapes` and `--list-devices`)");
+  }
+  if (s.bandwidth_gbps < 0 || s.peak_tops < 0) {
+    return make_error(ErrorKind::kUsage, "--bandwidth-gbps and --peak-tops cannot be negative");
+  }
+  return {};
+}
+
+}  // namespace tokscope::run

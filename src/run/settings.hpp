@@ -1,0 +1,49 @@
+// What the user asked for in `tokscope bench`, flat, with the documented defaults (spec/cli.md).
+// Serialized into the journal header so `--resume` and `report` rebuild the same run.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/expected.hpp"
+
+namespace tokscope::run {
+
+struct Settings {
+  std::string engine = "sim";
+  std::vector<std::uint32_t> prompt_tokens{128, 512, 1024};
+  std::vector<std::uint32_t> output_tokens{128};
+  std::vector<std::uint32_t> concurrency{1};
+  std::uint32_t repetitions = 10;  // measured requests per stratum (minimum with min_duration_s)
+  std::uint32_t warmup = 3;        // discarded requests per stratum
+  double min_duration_s = 0;       // 0 = no time criterion
+  std::uint32_t max_requests = 10000;  // per stratum, cap for min_duration_s
+  std::uint64_t seed = 42;
+  double timeout_s = 300;  // per request
+  std::string dataset;     // text prompts; empty = synthetic token ids
+  int bootstrap_resamples = 1000;
+
+  // sim engine, explicit schedule
+  double sim_prefill_tps = 0;
+  double sim_itl_ms = 0;
+  double sim_jitter_ms = 0;
+  double sim_itl_growth_ms_per_1k_ctx = 0;
+  // sim engine, device-model schedule; model identity for ceilings
+  std::string device;
+  std::string model_shape;
+  std::string quant;
+  // declared memory bandwidth for the ceiling when no device profile gives one (0 = none)
+  double bandwidth_gbps = 0;
+  double peak_tops = 0;  // declared peak compute (tera-ops/s) for the prefill ceiling
+};
+
+nlohmann::json to_json(const Settings& settings);
+// Errors name the field; used on journal headers (which may come from another version).
+Expected<Settings> settings_from_json(const nlohmann::json& json);
+
+// Checks values and combinations; errors name the flag and the fix.
+Expected<void> validate(const Settings& settings);
+
+}  // namespace tokscope::run
