@@ -4,6 +4,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <vector>
 
 #include "run/runner.hpp"
 
@@ -19,6 +20,8 @@ class ProgressLine {
   std::ostream& err_;
   bool enabled_;
   bool drawn_ = false;
+  std::uint32_t stratum_ = 0;
+  std::vector<double> request_itl_p50_ms_;  // measured requests of the current stratum
 };
 
 }  // namespace tokscope::cli

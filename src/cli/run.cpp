@@ -36,11 +36,19 @@ int run(int argc, char** argv, std::ostream& out, std::ostream& err) {
     app.exit(e, out, err);
     return 2;
   }
-  for (CLI::App* sub : app.get_subcommands()) {
-    const std::string name = sub->get_name();
-    if (name == "bench") return run_bench(*bench, out, err);
-    if (name == "report") return run_report(*report, out, err);
-    return run_catalog_command(*catalogs, name, out, err);
+  try {
+    for (CLI::App* sub : app.get_subcommands()) {
+      const std::string name = sub->get_name();
+      if (name == "bench") return run_bench(*bench, out, err);
+      if (name == "report") return run_report(*report, out, err);
+      return run_catalog_command(*catalogs, name, out, err);
+    }
+  } catch (const std::exception& e) {
+    // Every expected failure is an Error value; reaching here is a bug. The journal already
+    // holds every completed request.
+    err << "tokscope: internal error: " << e.what()
+        << " (a bug in tokscope: please report it with the command line)\n";
+    return 1;
   }
   return 2;
 }

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "run/record_check.hpp"
+
 namespace tokscope::run {
 namespace {
 
@@ -115,8 +117,19 @@ Expected<JournalContents> read_journal(const std::filesystem::path& path) {
                                       "schema \"{}\")",
                                       path.string(), kJournalSchema));
       }
+      if (const std::string problem = check_header(j); !problem.empty()) {
+        return make_error(ErrorKind::kInput,
+                          fmt::format("{} line 1 (header): {}; the journal was not written by "
+                                      "this version of tokscope or was edited",
+                                      path.string(), problem));
+      }
       out.header = std::move(j);
     } else if (type == "request") {
+      if (const std::string problem = check_request_record(j); !problem.empty()) {
+        return make_error(ErrorKind::kInput,
+                          fmt::format("{} line {} (request): {}; fix or delete that line",
+                                      path.string(), line_no, problem));
+      }
       out.requests.push_back(std::move(j));
     } else if (type == "end") {
       out.ended = true;

@@ -152,6 +152,11 @@ Expected<RunOutcome> Runner::run(const std::vector<workload::Stratum>& strata,
         } else {
           rec.mark_ids_in_hand();
         }
+        if (result.ok() && prompt.size() != stratum.prompt_tokens) {  // the count is verified
+          result = make_error(ErrorKind::kInput,
+                              fmt::format("prompt has {} tokens, the stratum asks for {}",
+                                          prompt.size(), stratum.prompt_tokens));
+        }
         if (!warmup) {
           std::int64_t expected = 0;
           state.measure_start_ns.compare_exchange_strong(expected, rec.t_request_ns());
@@ -187,6 +192,7 @@ Expected<RunOutcome> Runner::run(const std::vector<workload::Stratum>& strata,
           p.completed = state.completed;
           p.planned = planned;
           p.failed = state.failed;
+          p.warmup = warmup;
           p.last_itl_p50_ms = metrics.itl_ms.empty() ? std::numeric_limits<double>::quiet_NaN()
                                                      : core::percentile(metrics.itl_ms, 0.5);
           progress_sink(p);

@@ -36,6 +36,7 @@ struct Progress {
   const workload::Stratum* current = nullptr;
   std::uint32_t completed = 0, planned = 0, failed = 0;
   double last_itl_p50_ms = 0;  // median ITL of the request that just completed (NaN if none)
+  bool warmup = false;         // the request that just completed was a warm-up
 };
 
 // Receives each completed request as a journal "request" record. Returning an error stops the

@@ -10,7 +10,19 @@ namespace tokscope::run {
 namespace {
 
 nlohmann::json header() {
-  return {{"type", "header"}, {"schema", kJournalSchema}, {"x", 1}};
+  return {{"type", "header"},
+          {"schema", kJournalSchema},
+          {"x", 1},
+          {"settings", nlohmann::json::object()},
+          {"strata",
+           nlohmann::json::array(
+               {{{"id", 0}, {"prompt_tokens", 8}, {"output_tokens", 2}, {"concurrency", 1}}})}};
+}
+
+nlohmann::json request(int index) {
+  return {{"type", "request"}, {"stratum", 0},       {"index", index},      {"warmup", false},
+          {"ok", true},        {"prompt_tokens", 8}, {"t_request_ns", 1},   {"t_tokenized_ns", 1},
+          {"t_submit_ns", 2},  {"t_done_ns", 9},     {"chunk_t_ns", {5, 8}}};
 }
 
 TEST(Journal, WritesAndReadsBack) {
@@ -20,8 +32,8 @@ TEST(Journal, WritesAndReadsBack) {
     auto w = JournalWriter::create(path);
     ASSERT_TRUE(w.ok()) << w.error().message;
     ASSERT_TRUE(w->append(header()).ok());
-    ASSERT_TRUE(w->append({{"type", "request"}, {"index", 0}}).ok());
-    ASSERT_TRUE(w->append({{"type", "request"}, {"index", 1}}).ok());
+    ASSERT_TRUE(w->append(request(0)).ok());
+    ASSERT_TRUE(w->append(request(1)).ok());
     ASSERT_TRUE(w->append({{"type", "end"}, {"interrupted", false}}).ok());
   }
   auto r = read_journal(path);
@@ -48,7 +60,7 @@ TEST(Journal, TornLastLineIsIgnored) {
   {
     auto w = JournalWriter::create(path);
     ASSERT_TRUE(w->append(header()).ok());
-    ASSERT_TRUE(w->append({{"type", "request"}, {"index", 0}}).ok());
+    ASSERT_TRUE(w->append(request(0)).ok());
   }
   std::ofstream(path, std::ios::app) << R"({"type":"request","ind)";  // killed mid-write
   auto r = read_journal(path);
@@ -69,6 +81,30 @@ TEST(Journal, CorruptMiddleLineNamesFileAndLine) {
   EXPECT_EQ(r.error().kind, ErrorKind::kInput);
   EXPECT_NE(r.error().message.find("line 2"), std::string::npos) << r.error().message;
   EXPECT_NE(r.error().message.find(path.string()), std::string::npos);
+}
+
+TEST(Journal, ValidJsonWithAWrongFieldNamesLineAndField) {
+  const auto path = testing::fresh_test_dir() / "j.jsonl";
+  nlohmann::json bad = request(1);
+  bad["chunk_t_ns"] = "soon";
+  nlohmann::json bad_tokens = request(2);
+  bad_tokens["chunk_tokens"] = {1};  // shorter than chunk_t_ns
+  std::ofstream(path) << header().dump() << "\n" << request(0).dump() << "\n" << bad.dump() << "\n";
+  auto r = read_journal(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("line 3"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("chunk_t_ns"), std::string::npos) << r.error().message;
+  std::ofstream(path) << header().dump() << "\n" << bad_tokens.dump() << "\n";
+  auto r2 = read_journal(path);
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.error().message.find("chunk_tokens"), std::string::npos) << r2.error().message;
+  nlohmann::json bad_header = header();
+  bad_header["strata"][0].erase("prompt_tokens");
+  std::ofstream(path) << bad_header.dump() << "\n";
+  auto r3 = read_journal(path);
+  ASSERT_FALSE(r3.ok());
+  EXPECT_NE(r3.error().message.find("strata[0].prompt_tokens"), std::string::npos)
+      << r3.error().message;
 }
 
 TEST(Journal, NotAJournalIsRejected) {

@@ -1,0 +1,81 @@
+#include "run/record_check.hpp"
+
+namespace tokscope::run {
+namespace {
+
+using nlohmann::json;
+
+bool is_count(const json& j) {
+  return j.is_number_unsigned() || (j.is_number_integer() && j.get<std::int64_t>() >= 0);
+}
+
+std::string need(const json& o, const char* key, bool (*pred)(const json&), const char* what) {
+  const auto it = o.find(key);
+  if (it == o.end()) return std::string(key) + ": missing";
+  if (!pred(*it)) return std::string(key) + ": expected " + what;
+  return {};
+}
+
+bool is_bool(const json& j) {
+  return j.is_boolean();
+}
+bool is_int(const json& j) {
+  return j.is_number_integer();
+}
+bool is_object(const json& j) {
+  return j.is_object();
+}
+bool is_array(const json& j) {
+  return j.is_array();
+}
+
+}  // namespace
+
+std::string check_header(const json& h) {
+  for (const auto& e :
+       {need(h, "settings", is_object, "an object"), need(h, "strata", is_array, "an array")}) {
+    if (!e.empty()) return e;
+  }
+  std::size_t i = 0;
+  for (const auto& s : h.at("strata")) {
+    if (!s.is_object()) return "strata[" + std::to_string(i) + "]: expected an object";
+    for (const char* key : {"id", "prompt_tokens", "output_tokens", "concurrency"}) {
+      if (auto e = need(s, key, is_count, "a whole number >= 0"); !e.empty()) {
+        return "strata[" + std::to_string(i) + "]." + e;
+      }
+    }
+    ++i;
+  }
+  return {};
+}
+
+std::string check_request_record(const json& r) {
+  for (const auto& e :
+       {need(r, "stratum", is_count, "a whole number >= 0"),
+        need(r, "index", is_count, "a whole number >= 0"), need(r, "warmup", is_bool, "true/false"),
+        need(r, "ok", is_bool, "true/false"), need(r, "prompt_tokens", is_count, "a count"),
+        need(r, "t_request_ns", is_int, "an integer (ns)"),
+        need(r, "t_tokenized_ns", is_int, "an integer (ns)"),
+        need(r, "t_submit_ns", is_int, "an integer (ns)"),
+        need(r, "t_done_ns", is_int, "an integer (ns)"),
+        need(r, "chunk_t_ns", is_array, "an array of integers (ns)")}) {
+    if (!e.empty()) return e;
+  }
+  const json& t = r.at("chunk_t_ns");
+  for (const auto& v : t) {
+    if (!v.is_number_integer()) return "chunk_t_ns: expected integers (ns)";
+  }
+  if (const auto it = r.find("chunk_tokens"); it != r.end()) {
+    if (!it->is_array() || it->size() != t.size()) {
+      return "chunk_tokens: expected an array as long as chunk_t_ns";
+    }
+    for (const auto& v : *it) {
+      if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() > 0)) {
+        return "chunk_tokens: expected positive whole numbers";
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace tokscope::run
