@@ -52,12 +52,39 @@ Expected<void> positive_list(const std::vector<std::uint32_t>& values, const cha
   return {};
 }
 
+Expected<void> at_most(const std::vector<std::uint32_t>& values, std::uint32_t limit,
+                       const char* flag, const char* why) {
+  for (const auto v : values) {
+    if (v > limit) {
+      return make_error(ErrorKind::kUsage,
+                        fmt::format("{} {}: at most {} ({})", flag, v, limit, why));
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Expected<void> validate(const Settings& s) {
   if (auto r = positive_list(s.prompt_tokens, "--prompt-tokens"); !r) return r;
   if (auto r = positive_list(s.output_tokens, "--output-tokens"); !r) return r;
   if (auto r = positive_list(s.concurrency, "--concurrency"); !r) return r;
+  // Limits that keep a typo from allocating gigabytes or spawning a thread per request.
+  if (auto r = at_most(s.prompt_tokens, kMaxPromptTokens, "--prompt-tokens",
+                       "longer than any edge model's context");
+      !r) {
+    return r;
+  }
+  if (auto r = at_most(s.output_tokens, kMaxOutputTokens, "--output-tokens",
+                       "longer than any edge model's context");
+      !r) {
+    return r;
+  }
+  if (auto r = at_most(s.concurrency, kMaxConcurrency, "--concurrency",
+                       "one harness thread per request in flight");
+      !r) {
+    return r;
+  }
   if (s.repetitions == 0 && s.min_duration_s <= 0) {
     return make_error(ErrorKind::kUsage,
                       "--repetitions must be at least 1 (or give --min-duration-s)");

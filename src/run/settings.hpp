@@ -11,6 +11,10 @@
 
 namespace tokscope::run {
 
+inline constexpr std::uint32_t kMaxPromptTokens = 1U << 20;
+inline constexpr std::uint32_t kMaxOutputTokens = 1U << 20;
+inline constexpr std::uint32_t kMaxConcurrency = 1024;
+
 struct Settings {
   std::string engine = "sim";
   std::vector<std::uint32_t> prompt_tokens{128, 512, 1024};

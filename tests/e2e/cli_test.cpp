@@ -53,6 +53,8 @@ TEST(Cli, BadUsageExits2AndNamesTheFlag) {
         "--quant", "w4a16"},
        "w8a8"},
       {with(kQuick, {"--dataset", "/nonexistent/prompts.json"}), "--dataset"},
+      {with(kQuick, {"-c", "100000"}), "--concurrency"},
+      {with(kQuick, {"--resume", "x.jsonl"}), "--resume"},
       {{"report", "/nonexistent/file.json"}, "/nonexistent/file.json"},
   };
   for (const auto& c : cases) {
