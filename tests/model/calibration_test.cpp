@@ -1,8 +1,9 @@
 // THE CALIBRATION TEST: the device model against every published edge-device row it was fitted to
-// (shared/reference/edge-facts.md). The factors in data/device_profiles.json were fitted to these
-// same rows, so this checks the residual of a fit, not an independent prediction: it proves the
-// model's form can reproduce the data, and it catches any later edit of the factors, the shapes or
-// the formula that breaks that. Bounds: decode tok/s within 20%, TTFT within 35%.
+// (airockchip/rknn-llm benchmark.md, AXERA-TECH/ax-llm LLM_Benchmark_AX650N.md). The factors in
+// data/device_profiles.json were fitted to these same rows, so this checks the residual of a fit,
+// not an independent prediction: it proves the model's form can reproduce the data, and it catches
+// any later edit of the factors, the shapes or the formula that breaks that. Bounds: decode tok/s
+// within 20%, TTFT within 35%.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -21,7 +22,7 @@ constexpr double kDecodeBound = 0.20;
 constexpr double kTtftBound = 0.35;
 
 struct PublishedRow {
-  const char* source;  // where in edge-facts
+  const char* source;  // which published table
   const char* device;
   const char* quant;
   const char* model;
@@ -31,40 +32,40 @@ struct PublishedRow {
   std::optional<double> ttft_ms;
 };
 
-// edge-facts section 1.10: RKLLM v1.3.0 benchmark.md, RK3588, w8a8, 128 tokens in, 64 new, max
+// airockchip/rknn-llm: RKLLM v1.3.0 benchmark.md, RK3588, w8a8, 128 tokens in, 64 new, max
 // frequencies. Decode context 128 + 64/2 = 160.
-// edge-facts section 2: ax-llm benchmark/LLM_Benchmark_AX650N.md, AXera-Pi Pro, Pulsar2 3.2,
+// AXERA-TECH/ax-llm: benchmark/LLM_Benchmark_AX650N.md, AXera-Pi Pro, Pulsar2 3.2,
 // w8a16, 128-token prompt. The output length is not published; 128 new tokens are assumed, so
 // decode context 128 + 64 = 192 (K is under 1% of W for these models, the choice hardly matters).
 const std::vector<PublishedRow>& counted_rows() {
   static const std::vector<PublishedRow> rows{
-      {"RKLLM v1.3.0 (1.10)", "rk3588-npu", "w8a8", "Qwen2-0.5B", 128, 160, 41.58, 145.90},
-      {"RKLLM v1.3.0 (1.10)", "rk3588-npu", "w8a8", "Qwen3-0.6B", 128, 160, 32.91, 199.09},
-      {"RKLLM v1.3.0 (1.10)", "rk3588-npu", "w8a8", "TinyLlama-1.1B", 128, 160, 24.43, 243.93},
-      {"RKLLM v1.3.0 (1.10)", "rk3588-npu", "w8a8", "Qwen2.5-1.5B", 128, 160, 16.69, 378.31},
-      {"ax-llm (2)", "ax650n", "w8a16", "Qwen2.5-0.5B", 128, 192, 32.0, 124.0},
-      {"ax-llm (2)", "ax650n", "w8a16", "Qwen2.5-1.5B", 128, 192, 11.5, 230.0},
-      {"ax-llm (2)", "ax650n", "w8a16", "Qwen2.5-3B", 128, 192, 5.8, std::nullopt},
-      {"ax-llm (2)", "ax650n", "w8a16", "Qwen2-0.5B", 128, 192, 29.0, std::nullopt},
-      {"ax-llm (2)", "ax650n", "w8a16", "Qwen2-1.5B", 128, 192, 11.2, std::nullopt},
+      {"RKLLM v1.3.0", "rk3588-npu", "w8a8", "Qwen2-0.5B", 128, 160, 41.58, 145.90},
+      {"RKLLM v1.3.0", "rk3588-npu", "w8a8", "Qwen3-0.6B", 128, 160, 32.91, 199.09},
+      {"RKLLM v1.3.0", "rk3588-npu", "w8a8", "TinyLlama-1.1B", 128, 160, 24.43, 243.93},
+      {"RKLLM v1.3.0", "rk3588-npu", "w8a8", "Qwen2.5-1.5B", 128, 160, 16.69, 378.31},
+      {"ax-llm", "ax650n", "w8a16", "Qwen2.5-0.5B", 128, 192, 32.0, 124.0},
+      {"ax-llm", "ax650n", "w8a16", "Qwen2.5-1.5B", 128, 192, 11.5, 230.0},
+      {"ax-llm", "ax650n", "w8a16", "Qwen2.5-3B", 128, 192, 5.8, std::nullopt},
+      {"ax-llm", "ax650n", "w8a16", "Qwen2-0.5B", 128, 192, 29.0, std::nullopt},
+      {"ax-llm", "ax650n", "w8a16", "Qwen2-1.5B", 128, 192, 11.2, std::nullopt},
   };
   return rows;
 }
 
 // Published rows the model cannot or should not be held to, printed for the record.
-// Qwen3.5 (1.10): hybrid linear-attention models; no real config was found and the shape struct
+// Qwen3.5: hybrid linear-attention models; no real config was found and the shape struct
 // cannot express them. Older RKLLM runtimes (1.10): out-of-sample, but a different runtime
 // (Qwen2-0.5B's TTFT moved from 372 ms in v1.2.1 to 144 ms in v1.2.3), so informative only.
-// edge-facts gives no conditions for the v1.2.3 rows: those of the v1.3.0 table are assumed.
+// The v1.2.3 rows come without run conditions: those of the v1.3.0 table are assumed.
 // The v1.2.0 rows used a 64-token prompt and 256 new tokens: decode context 64 + 128 = 192.
 const std::vector<PublishedRow>& informative_rows() {
   static const std::vector<PublishedRow> rows{
-      {"RKLLM v1.3.0 (1.10)", "rk3588-npu", "w8a8", "Qwen3.5-0.8B", 128, 160, 27.05, 587.74},
-      {"RKLLM v1.3.0 (1.10)", "rk3588-npu", "w8a8", "Qwen3.5-2B", 128, 160, 13.59, 776.95},
-      {"RKLLM v1.2.3 (1.10)", "rk3588-npu", "w8a8", "Qwen2-0.5B", 128, 160, 42.58, 143.83},
-      {"RKLLM v1.2.3 (1.10)", "rk3588-npu", "w8a8", "Qwen2.5-1.5B", 128, 160, 16.32, 412.27},
-      {"RKLLM v1.2.0 (1.10)", "rk3588-npu", "w8a8", "Qwen2-0.5B", 64, 192, 41.50, 79.0},
-      {"RKLLM v1.2.0 (1.10)", "rk3588-npu", "w8a8", "Qwen2-1.5B", 64, 192, 16.46, 206.0},
+      {"RKLLM v1.3.0", "rk3588-npu", "w8a8", "Qwen3.5-0.8B", 128, 160, 27.05, 587.74},
+      {"RKLLM v1.3.0", "rk3588-npu", "w8a8", "Qwen3.5-2B", 128, 160, 13.59, 776.95},
+      {"RKLLM v1.2.3", "rk3588-npu", "w8a8", "Qwen2-0.5B", 128, 160, 42.58, 143.83},
+      {"RKLLM v1.2.3", "rk3588-npu", "w8a8", "Qwen2.5-1.5B", 128, 160, 16.32, 412.27},
+      {"RKLLM v1.2.0", "rk3588-npu", "w8a8", "Qwen2-0.5B", 64, 192, 41.50, 79.0},
+      {"RKLLM v1.2.0", "rk3588-npu", "w8a8", "Qwen2-1.5B", 64, 192, 16.46, 206.0},
   };
   return rows;
 }

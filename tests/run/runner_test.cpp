@@ -62,7 +62,8 @@ TEST(Runner, RunsWarmupThenMeasuredAndRecordsEveryRequest) {
 }
 
 TEST(Runner, ConcurrencyKeepsRequestsInFlightTogether) {
-  // 8 requests of ~20 ms each: serial would take >= 160 ms, 4 in flight about 40 ms.
+  // 8 requests of ~20 ms each with 4 in flight. Asserted by overlap, not by wall time (timing
+  // claims belong in bench/).
   auto engine = sim(1e9, 4.0);
   platform::MonotonicClock clock;
   std::atomic<bool> interrupted{false};
@@ -71,21 +72,18 @@ TEST(Runner, ConcurrencyKeepsRequestsInFlightTogether) {
   o.repetitions = 8;
   Runner runner(*engine, clock, interrupted, o);
   Collected c;
-  const auto t0 = clock.now_ns();
   auto out = runner.run(workload::expand_strata({8}, {5}, {4}), {}, c.sink(), nullptr);
-  const double elapsed_ms = static_cast<double>(clock.now_ns() - t0) / 1e6;
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(c.records.size(), 8U);
-  EXPECT_LT(elapsed_ms, 140.0);
-  // At some instant more than one request was in flight.
-  bool overlap = false;
+  // Every request overlapped another one in flight (closed loop with 4 workers).
   for (const auto& a : c.records) {
+    bool overlap = false;
     for (const auto& b : c.records) {
       if (&a == &b) continue;
       overlap = overlap || (a["t_submit_ns"] < b["t_done_ns"] && b["t_submit_ns"] < a["t_done_ns"]);
     }
+    EXPECT_TRUE(overlap) << a.dump();
   }
-  EXPECT_TRUE(overlap);
 }
 
 TEST(Runner, TimedOutRequestIsRecordedAsFailedAndTheRunGoesOn) {

@@ -255,7 +255,9 @@ Table strata_table(const json* strata, bool with_ceiling) {
 
 // What a reader needs to trust or distrust one row: the ceiling's inputs (and, when the decode
 // figure exceeds it, what that means), multi-token chunks, flagged outliers.
-std::vector<std::string> notes_of_stratum(const json& stratum) {
+// shared_source: every stratum's ceiling has this source, printed once above the stratum notes.
+std::vector<std::string> notes_of_stratum(const json& stratum,
+                                          const std::optional<std::string>& shared_source) {
   std::vector<std::string> out;
   const std::string label = stratum_label(stratum);
 
@@ -271,9 +273,9 @@ std::vector<std::string> notes_of_stratum(const json& stratum) {
     if (auto context = number(child(ceiling, "context_tokens"))) {
       line += fmt::format(" at a context of {} tokens", format_count(context));
     }
-    if (source) line += fmt::format("; source: {}", *source);
+    if (source && !shared_source) line += fmt::format("; source: {}", *source);
     out.push_back(line + ".");
-  } else if (source) {
+  } else if (source && !shared_source) {
     out.push_back(fmt::format("{} no physical ceiling: {}.", label, *source));
   }
   if (has_flag(stratum, "exceeds_physical_ceiling")) {
@@ -402,8 +404,25 @@ SummaryView build_summary(const json& result) {
       kBlendedMarker));
 
   if (strata != nullptr && strata->is_array()) {
+    // One ceiling source for every stratum (the usual case) is printed once, not per row.
+    std::optional<std::string> shared_source;
     for (const json& stratum : *strata) {
-      for (std::string& line : notes_of_stratum(stratum)) {
+      const auto source = known_text(child(child(&stratum, "ceiling"), "source"));
+      if (!source || (shared_source && *shared_source != *source)) {
+        shared_source.reset();
+        break;
+      }
+      shared_source = source;
+    }
+    if (shared_source) {
+      const bool has_ceiling = any_ceiling(strata);
+      view.stratum_notes.push_back(fmt::format(
+          "{} {}.",
+          has_ceiling ? "Ceiling inputs (all strata):" : "No physical ceiling (all strata):",
+          *shared_source));
+    }
+    for (const json& stratum : *strata) {
+      for (std::string& line : notes_of_stratum(stratum, shared_source)) {
         view.stratum_notes.push_back(std::move(line));
       }
     }
