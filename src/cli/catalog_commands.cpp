@@ -8,6 +8,7 @@
 #include "model/decode_bytes.hpp"
 #include "model/device_profile.hpp"
 #include "model/quant.hpp"
+#include "model/shape_json.hpp"
 #include "model/shapes.hpp"
 
 namespace tokscope::cli {
@@ -71,18 +72,7 @@ int shapes(const CatalogOptions& o, std::ostream& out) {
   for (const auto& s : model::shape_catalog()) {
     const auto params = model::parameter_count(s);
     if (o.format == "json") {
-      a.push_back({{"name", s.name},
-                   {"arch", s.arch},
-                   {"n_layer", s.n_layer},
-                   {"n_embd", s.n_embd},
-                   {"n_head", s.n_head},
-                   {"n_head_kv", s.n_head_kv},
-                   {"head_dim", s.head_dim},
-                   {"n_ff", s.n_ff},
-                   {"n_vocab", s.n_vocab},
-                   {"tied_embeddings", s.tied_embeddings},
-                   {"params", params},
-                   {"source", s.source}});
+      a.push_back(model::shape_json(s));
     } else {
       out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f}B |\n", s.name,
                          s.arch, s.n_layer, s.n_embd, s.n_head, s.n_head_kv, s.head_dim, s.n_ff,

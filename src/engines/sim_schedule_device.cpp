@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/decode_bytes.hpp"
+#include "model/shape_json.hpp"
 
 namespace tokscope::engines {
 namespace {
@@ -57,16 +58,7 @@ nlohmann::json catalog_model_info(const model::ModelShape& shape, const model::Q
           {"name", shape.name},
           {"arch", shape.arch},
           {"params", b.params},
-          {"shape",
-           {{"n_layer", shape.n_layer},
-            {"n_embd", shape.n_embd},
-            {"n_head", shape.n_head},
-            {"n_head_kv", shape.n_head_kv},
-            {"head_dim", shape.head_dim},
-            {"n_ff", shape.n_ff},
-            {"n_vocab", shape.n_vocab},
-            {"tied_embeddings", shape.tied_embeddings},
-            {"source", shape.source}}},
+          {"shape", model::shape_json(shape)},
           {"quant",
            {{"weight_bits", quant.weight_bits},
             {"act_bits",

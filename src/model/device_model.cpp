@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "model/shape_json.hpp"
+
 namespace tokscope::model {
 namespace {
 
@@ -97,19 +99,7 @@ nlohmann::json DeviceModel::describe() const {
         {"description", profile_.description},
         {"memory_bandwidth_gbps", to_json(profile_.memory_bandwidth_gbps)},
         {"peak_tops", to_json(profile_.peak_tops)}}},
-      {"shape",
-       {{"name", shape_.name},
-        {"arch", shape_.arch},
-        {"n_layer", shape_.n_layer},
-        {"n_embd", shape_.n_embd},
-        {"n_head", shape_.n_head},
-        {"n_head_kv", shape_.n_head_kv},
-        {"head_dim", shape_.head_dim},
-        {"n_ff", shape_.n_ff},
-        {"n_vocab", shape_.n_vocab},
-        {"tied_embeddings", shape_.tied_embeddings},
-        {"params", bytes_.params},
-        {"source", shape_.source}}},
+      {"shape", shape_json(shape_)},
       {"quant",
        {{"name", quant_.name},
         {"weight_bits", quant_.weight_bits},

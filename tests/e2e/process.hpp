@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/test_dir.hpp"
+
 extern char** environ;
 
 namespace tokscope::testing {
@@ -111,13 +113,7 @@ bool wait_until(Pred pred, std::chrono::milliseconds timeout) {
 }
 
 inline std::filesystem::path fresh_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  auto dir = std::filesystem::temp_directory_path() /
-             (std::string("tokscope-e2e-") + info->test_suite_name() + "-" + info->name() + "-" +
-              std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+  return fresh_test_dir();
 }
 
 }  // namespace tokscope::testing

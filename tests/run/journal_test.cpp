@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "test_dir.hpp"
+#include "common/test_dir.hpp"
 
 namespace tokscope::run {
 namespace {
