@@ -12,7 +12,10 @@ namespace tokscope::cli {
 
 Expected<void> emit(const nlohmann::json& result, report::Format format,
                     const std::string& out_path, std::ostream& out) {
-  const std::string text = report::render(result, format);
+  return write_text(report::render(result, format), out_path, out);
+}
+
+Expected<void> write_text(const std::string& text, const std::string& out_path, std::ostream& out) {
   if (out_path.empty() || out_path == "-") {
     out << text;
     out.flush();

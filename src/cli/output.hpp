@@ -14,6 +14,9 @@ namespace tokscope::cli {
 Expected<void> emit(const nlohmann::json& result, report::Format format,
                     const std::string& out_path, std::ostream& out);
 
+// Writes already-rendered text to stdout ("" or "-") or, atomically, to a file.
+Expected<void> write_text(const std::string& text, const std::string& out_path, std::ostream& out);
+
 // Exit code for an error: usage/input -> 2, everything else -> 1 (spec/cli.md).
 int exit_code_for(const Error& error);
 

@@ -6,6 +6,7 @@
 #include "cli/bench_command.hpp"
 #include "cli/catalog_commands.hpp"
 #include "cli/report_command.hpp"
+#include "cli/roofline_command.hpp"
 #include "tokscope/build_info.hpp"
 
 namespace tokscope::cli {
@@ -23,6 +24,7 @@ int run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   app.footer("Run `tokscope COMMAND --help` for a command's flags and examples.");
   auto bench = add_bench_command(app);
   auto report = add_report_command(app);
+  auto roofline = add_roofline_command(app);
   auto catalogs = add_catalog_commands(app);
   try {
     app.parse(argc, argv);
@@ -41,6 +43,7 @@ int run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       const std::string name = sub->get_name();
       if (name == "bench") return run_bench(*bench, out, err);
       if (name == "report") return run_report(*report, out, err);
+      if (name == "roofline") return run_roofline(*roofline, out, err);
       return run_catalog_command(*catalogs, name, out, err);
     }
   } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 
 #include "engines/sim_engine.hpp"
 #include "engines/sim_schedule_device.hpp"
+#include "model/catalog_names.hpp"
 #include "model/decode_bytes.hpp"
 #include "model/device_model.hpp"
 #include "model/device_profile.hpp"
@@ -16,10 +17,8 @@ namespace {
 Expected<const model::ModelShape*> lookup_shape(const std::string& name) {
   const model::ModelShape* shape = model::find_shape(name);
   if (shape == nullptr) {
-    return make_error(ErrorKind::kUsage,
-                      fmt::format("--model-shape {}: unknown shape; `tokscope shapes` lists the "
-                                  "catalog",
-                                  name));
+    return make_error(ErrorKind::kUsage, fmt::format("--model-shape {}: unknown shape; known: {}",
+                                                     name, model::known_shape_names()));
   }
   return shape;
 }
@@ -27,10 +26,8 @@ Expected<const model::ModelShape*> lookup_shape(const std::string& name) {
 Expected<const model::QuantPreset*> lookup_quant(const std::string& name) {
   const model::QuantPreset* quant = model::find_quant(name);
   if (quant == nullptr) {
-    return make_error(ErrorKind::kUsage,
-                      fmt::format("--quant {}: unknown quantization; `tokscope quants` lists the "
-                                  "presets",
-                                  name));
+    return make_error(ErrorKind::kUsage, fmt::format("--quant {}: unknown quantization; known: {}",
+                                                     name, model::known_quant_names()));
   }
   return quant;
 }
