@@ -8,6 +8,8 @@
 #include "model/catalog_names.hpp"
 #include "model/decode_bytes.hpp"
 #include "model/device_profile.hpp"
+#include "model/gguf/model_facts.hpp"
+#include "model/non_gguf.hpp"
 #include "model/quant.hpp"
 #include "model/roofline_table.hpp"
 #include "model/shapes.hpp"
@@ -15,6 +17,7 @@
 namespace tokscope::cli {
 
 struct RooflineOptions {
+  std::string model_file;
   std::string model_shape;
   std::string quant;
   double weights_gb = 0;
@@ -34,6 +37,7 @@ namespace {
 constexpr const char* kFooter = R"(
 Examples:
   tokscope roofline --bandwidth-gbps 17 --weights-gb 1.1          # the seed's 15.45 tok/s
+  tokscope roofline --model qwen2.5-0.5b-q4_0.gguf --bandwidth-gbps 33.8
   tokscope roofline --model-shape deepseek-r1-distill-qwen-1.5b --quant w8a8 --device rk3588-npu
   tokscope roofline --model-shape qwen2.5-1.5b --quant q4_0 --bandwidth-gbps 33.8 --peak-tops 0.6
 
@@ -47,14 +51,41 @@ int fail(std::ostream& err, const Error& e) {
 
 Expected<model::RooflineInputs> resolve(const RooflineOptions& o) {
   model::RooflineInputs in;
+  const bool by_file = !o.model_file.empty();
   const bool by_shape = !o.model_shape.empty() || !o.quant.empty();
   const bool by_weights = o.weights_gb != 0 || o.command->count("--weights-gb") > 0;
-  if (by_shape == by_weights) {
+  if (static_cast<int>(by_file) + static_cast<int>(by_shape) + static_cast<int>(by_weights) != 1) {
     return make_error(ErrorKind::kUsage,
-                      "give the model as --model-shape NAME --quant NAME, or as --weights-gb G "
-                      "(bytes of weights read per decode token, in 1e9 bytes)");
+                      "give the model once: --model FILE.gguf, or --model-shape NAME --quant NAME, "
+                      "or --weights-gb G (bytes of weights read per decode token, in 1e9 bytes)");
   }
-  if (by_shape) {
+  if (by_file) {
+    auto format = model::detect_model_format(o.model_file);
+    if (!format) return format.error();
+    if (*format != model::ModelFileFormat::kGguf) {
+      return make_error(ErrorKind::kUsage,
+                        fmt::format("--model {}: a {} file does not document its tensor sizes; "
+                                    "give --model-shape NAME --quant NAME instead (the ceiling is "
+                                    "then estimated)",
+                                    o.model_file, model::to_string(*format)));
+    }
+    auto file = model::gguf::read_gguf(o.model_file);
+    if (!file) return file.error();
+    const model::gguf::ModelFacts facts = model::gguf::model_facts(*file);
+    const auto bytes = model::gguf::decode_bytes(facts);
+    if (!bytes) {
+      std::string why;
+      for (const auto& n : facts.notes) why += (why.empty() ? "" : "; ") + n;
+      return make_error(ErrorKind::kInput,
+                        fmt::format("--model {}: W or K is unknown ({})", o.model_file, why));
+    }
+    in.weight_bytes_per_token = bytes->weight_bytes_per_token;
+    in.kv_bytes_per_context_token = bytes->kv_bytes_per_context_token;
+    in.ops_per_token = bytes->flops_per_token;
+    in.model_source = fmt::format("file {} ({}, {:.3g}B parameters{})", o.model_file, facts.arch,
+                                  static_cast<double>(bytes->params) / 1e9,
+                                  facts.synthetic_weights ? ", synthetic weights" : "");
+  } else if (by_shape) {
     if (o.model_shape.empty() || o.quant.empty()) {
       return make_error(ErrorKind::kUsage, "--model-shape and --quant go together");
     }
@@ -135,6 +166,8 @@ std::shared_ptr<RooflineOptions> add_roofline_command(CLI::App& app) {
       "roofline", "Physical ceilings for a model on a machine (declared or profiled figures)");
   o->command = cmd;
   cmd->footer(kFooter);
+  cmd->add_option("--model", o->model_file, "A GGUF file: W, K and F from its tensors")
+      ->group("Model");
   cmd->add_option("--model-shape", o->model_shape, "Model shape from `tokscope shapes`")
       ->group("Model");
   cmd->add_option("--quant", o->quant, "Quantization preset from `tokscope quants`")

@@ -5,8 +5,10 @@
 
 #include "cli/bench_command.hpp"
 #include "cli/catalog_commands.hpp"
+#include "cli/inspect_command.hpp"
 #include "cli/report_command.hpp"
 #include "cli/roofline_command.hpp"
+#include "cli/synth_command.hpp"
 #include "tokscope/build_info.hpp"
 
 namespace tokscope::cli {
@@ -25,6 +27,8 @@ int run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   auto bench = add_bench_command(app);
   auto report = add_report_command(app);
   auto roofline = add_roofline_command(app);
+  auto inspect = add_inspect_command(app);
+  auto synth = add_synth_command(app);
   auto catalogs = add_catalog_commands(app);
   try {
     app.parse(argc, argv);
@@ -44,6 +48,8 @@ int run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       if (name == "bench") return run_bench(*bench, out, err);
       if (name == "report") return run_report(*report, out, err);
       if (name == "roofline") return run_roofline(*roofline, out, err);
+      if (name == "synth-model") return run_synth(*synth, out, err);
+      if (name == "inspect") return run_inspect(*inspect, out, err);
       return run_catalog_command(*catalogs, name, out, err);
     }
   } catch (const std::exception& e) {
