@@ -13,6 +13,7 @@
 #include "model/quant.hpp"
 #include "model/roofline_table.hpp"
 #include "model/shapes.hpp"
+#include "platform/probe/probe.hpp"
 
 namespace tokscope::cli {
 
@@ -23,6 +24,7 @@ struct RooflineOptions {
   double weights_gb = 0;
   double kv_bytes_per_token = 0;
   double bandwidth_gbps = 0;
+  bool probe = false;
   std::string device;
   double peak_tops = 0;
   std::vector<std::uint32_t> context{0, 128, 512, 1024, 2048, 4096};
@@ -33,6 +35,8 @@ struct RooflineOptions {
 };
 
 namespace {
+
+using nlohmann::json;
 
 constexpr const char* kFooter = R"(
 Examples:
@@ -120,12 +124,33 @@ Expected<model::RooflineInputs> resolve(const RooflineOptions& o) {
   }
 
   const bool declared_bw = o.command->count("--bandwidth-gbps") > 0;
-  if (declared_bw == !o.device.empty()) {
-    return make_error(ErrorKind::kUsage,
-                      "give the memory bandwidth as --bandwidth-gbps B or take it from a device "
-                      "profile with --device NAME (see `tokscope devices`)");
+  if (static_cast<int>(declared_bw) + static_cast<int>(!o.device.empty()) +
+          static_cast<int>(o.probe) !=
+      1) {
+    return make_error(
+        ErrorKind::kUsage,
+        "give the memory bandwidth once: --bandwidth-gbps B (declared), --probe (this "
+        "machine's cached `tokscope probe` figure) or --device NAME (a profile, see "
+        "`tokscope devices`)");
   }
-  if (declared_bw) {
+  if (o.probe) {
+    namespace probe = platform::probe;
+    auto cached = probe::load_cached_probe(probe::current_identity("/"));
+    if (!cached || !cached->value("peak_read_bandwidth_gbps", json()).is_number()) {
+      return make_error(ErrorKind::kUsage,
+                        "--probe: no probe result is cached for this machine; run `tokscope "
+                        "probe` first (or give --bandwidth-gbps)");
+    }
+    in.bandwidth_gbps = cached->at("peak_read_bandwidth_gbps").get<double>();
+    in.bandwidth_source = fmt::format(
+        "measured: tokscope probe, read-only sum kernel on all cpus "
+        "({})",
+        cached->value("finished_at", std::string("time unknown")));
+    if (cached->value("peak_int8_gops", json()).is_number()) {
+      in.peak_tops = cached->at("peak_int8_gops").get<double>() / 1000.0;
+      in.peak_source = "measured: tokscope probe, int8 dot-product peak on all cpus";
+    }
+  } else if (declared_bw) {
     if (!(o.bandwidth_gbps > 0)) {
       return make_error(
           ErrorKind::kUsage,
@@ -179,6 +204,9 @@ std::shared_ptr<RooflineOptions> add_roofline_command(CLI::App& app) {
                   "With --weights-gb: KV-cache bytes read per context token (default 0)")
       ->group("Model");
   cmd->add_option("--bandwidth-gbps", o->bandwidth_gbps, "Declared memory bandwidth, GB/s")
+      ->group("Machine");
+  cmd->add_flag("--probe", o->probe,
+                "Take bandwidth (and int8 peak) from this machine's cached `tokscope probe`")
       ->group("Machine");
   cmd->add_option("--device", o->device,
                   "Take bandwidth and peak compute from a device profile (`tokscope devices`)")

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "platform/topology.hpp"
+
 namespace tokscope::platform {
 namespace {
 
@@ -15,19 +17,6 @@ std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t");
   const auto e = s.find_last_not_of(" \t\r");
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
-
-const char* arm_part_name(const std::string& part) {
-  static constexpr std::pair<const char*, const char*> kParts[] = {
-      {"0xd03", "Cortex-A53"}, {"0xd04", "Cortex-A35"}, {"0xd05", "Cortex-A55"},
-      {"0xd07", "Cortex-A57"}, {"0xd08", "Cortex-A72"}, {"0xd09", "Cortex-A73"},
-      {"0xd0a", "Cortex-A75"}, {"0xd0b", "Cortex-A76"}, {"0xd0d", "Cortex-A77"},
-      {"0xd41", "Cortex-A78"}, {"0xd44", "Cortex-X1"},  {"0xd46", "Cortex-A510"},
-      {"0xd47", "Cortex-A710"}};
-  for (const auto& [code, name] : kParts) {
-    if (part == code) return name;
-  }
-  return nullptr;
 }
 
 }  // namespace
@@ -52,8 +41,8 @@ std::string describe_cpuinfo(const std::string& text) {
     std::string out;
     for (const auto& part : order) {
       if (!out.empty()) out += " + ";
-      const char* name = arm_part_name(part);
-      out += std::to_string(parts[part]) + "x " + (name != nullptr ? name : "part " + part);
+      const std::string name = arm_part_name(part);
+      out += std::to_string(parts[part]) + "x " + (name.empty() ? "part " + part : name);
     }
     return out;
   }
