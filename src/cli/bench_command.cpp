@@ -212,8 +212,15 @@ std::shared_ptr<BenchOptions> add_bench_command(CLI::App& app) {
       ->group("sim engine: device model");
   cmd->add_option("--quant", s.quant, "Quantization preset (w8a8, w4a16_g128, q4_0, ...)")
       ->group("sim engine: device model");
+  cmd->add_option("--model-file", s.model_file,
+                  "GGUF whose tensors give W and K for the ceiling (a .rkllm/.axmodel needs "
+                  "--model-shape and --quant too: the ceiling is then estimated)")
+      ->group("Ceiling");
   cmd->add_option("--bandwidth-gbps", s.bandwidth_gbps,
                   "Declared memory bandwidth for the decode ceiling (GB/s)")
+      ->group("Ceiling");
+  cmd->add_flag("--probe", s.probe,
+                "Take the ceiling's bandwidth from this machine's cached `tokscope probe`")
       ->group("Ceiling");
   cmd->add_option("--peak-tops", s.peak_tops,
                   "Declared peak compute for the prefill ceiling (tera-ops/s)")

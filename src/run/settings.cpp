@@ -11,7 +11,7 @@ namespace tokscope::run {
   X(warmup) X(min_duration_s) X(max_requests) X(seed) X(timeout_s) X(dataset)         \
   X(bootstrap_resamples) X(sim_prefill_tps) X(sim_itl_ms) X(sim_jitter_ms)            \
   X(sim_itl_growth_ms_per_1k_ctx) X(device) X(model_shape) X(quant) X(bandwidth_gbps) \
-  X(peak_tops)
+  X(peak_tops) X(model_file) X(probe)
 // clang-format on
 
 nlohmann::json to_json(const Settings& s) {
@@ -124,6 +124,12 @@ Expected<void> validate(const Settings& s) {
     return make_error(ErrorKind::kUsage,
                       "--device needs --model-shape NAME and --quant NAME (see `tokscope bench "
                       "--list-shapes` and `--list-devices`)");
+  }
+  if (device_schedule && (!s.model_file.empty() || s.probe)) {
+    return make_error(ErrorKind::kUsage,
+                      "--device simulates a catalog shape on a profiled device; --model-file and "
+                      "--probe describe a real model and this machine: use them with the explicit "
+                      "schedule or a real engine");
   }
   if (s.bandwidth_gbps < 0 || s.peak_tops < 0) {
     return make_error(ErrorKind::kUsage, "--bandwidth-gbps and --peak-tops cannot be negative");

@@ -38,8 +38,12 @@ struct Settings {
   std::string device;
   std::string model_shape;
   std::string quant;
+  // a model file whose tensors give W, K and F for the ceiling (GGUF; .rkllm/.axmodel need
+  // model_shape + quant as well, and the ceiling is then estimated)
+  std::string model_file;
   // declared memory bandwidth for the ceiling when no device profile gives one (0 = none)
   double bandwidth_gbps = 0;
+  bool probe = false;    // take the bandwidth from this machine's cached `tokscope probe`
   double peak_tops = 0;  // declared peak compute (tera-ops/s) for the prefill ceiling
 };
 

@@ -36,6 +36,37 @@ TEST(ModelFile, SynthesizeInspectAndTakeTheCeiling) {
       dir);
   ASSERT_EQ(roof.exit_code, 0) << roof.err;
   EXPECT_NEAR(json::parse(roof.out)["decode"][0]["ceiling_tps"].get<double>(), 10e9 / w, 1e-6);
+
+  // bench takes W and K from the file: a 500 tok/s "decode" on 0.1 GB/s is flagged.
+  const Finished bench = run_tokscope({"bench",
+                                       "--sim-prefill-tps",
+                                       "5000",
+                                       "--sim-itl-ms",
+                                       "2",
+                                       "-p",
+                                       "16",
+                                       "-n",
+                                       "4",
+                                       "-r",
+                                       "2",
+                                       "--warmup",
+                                       "0",
+                                       "-q",
+                                       "--model-file",
+                                       "g.gguf",
+                                       "--bandwidth-gbps",
+                                       "0.1",
+                                       "-o",
+                                       "json"},
+                                      dir);
+  EXPECT_EQ(bench.exit_code, 1) << bench.err;
+  const json r = json::parse(bench.out);
+  EXPECT_EQ(r["model"]["synthetic_weights"], true);
+  EXPECT_NEAR(r["strata"][0]["ceiling"]["decode_tps"].get<double>(),
+              0.1e9 / (w + facts["decode"]["kv_bytes_per_context_token"].get<double>() * 18.0),
+              1e-9);
+  const auto& flags = r["strata"][0]["flags"];
+  EXPECT_NE(std::find(flags.begin(), flags.end(), "exceeds_physical_ceiling"), flags.end());
   std::filesystem::remove(dir / "g.gguf");
 }
 
@@ -54,6 +85,16 @@ TEST(ModelFile, BadFilesExit2AndNameTheFile) {
   const Finished rk_inspect = run_tokscope({"inspect", "m.rkllm", "-o", "json"}, dir);
   EXPECT_EQ(rk_inspect.exit_code, 0) << rk_inspect.err;
   EXPECT_EQ(json::parse(rk_inspect.out)["ceiling_estimated"], true);
+  const Finished rk_bench = run_tokscope({"bench", "--sim-prefill-tps", "100", "--sim-itl-ms", "1",
+                                          "--model-file", "m.rkllm", "--bandwidth-gbps", "33.8"},
+                                         dir);
+  EXPECT_EQ(rk_bench.exit_code, 2);
+  EXPECT_NE(rk_bench.err.find("--model-shape"), std::string::npos) << rk_bench.err;
+  const Finished dev = run_tokscope({"bench", "--device", "rk3588-npu", "--model-shape",
+                                     "qwen2.5-1.5b", "--quant", "w8a8", "--model-file", "m.rkllm"},
+                                    dir);
+  EXPECT_EQ(dev.exit_code, 2);
+  EXPECT_NE(dev.err.find("--model-file"), std::string::npos) << dev.err;
   const Finished bad_synth =
       run_tokscope({"synth-model", "--shape", "nope", "--out", "x.gguf"}, dir);
   EXPECT_EQ(bad_synth.exit_code, 2);
