@@ -115,7 +115,7 @@ ArchParams arch_params(const ModelShape& s) {
   return {1e-6, 1e6};  // qwen2, qwen3, gemma3
 }
 
-void set_synthetic_vocab(GgufWriter& w, std::uint64_t n_vocab) {
+void set_synthetic_vocab(GgufWriter& w, std::uint64_t n_vocab, const std::string& arch) {
   std::vector<std::string> tokens;
   std::vector<float> scores;
   std::vector<std::int32_t> types;
@@ -129,6 +129,9 @@ void set_synthetic_vocab(GgufWriter& w, std::uint64_t n_vocab) {
   add("<unk>", 0.0F, 2);
   add("<s>", 0.0F, 3);
   add("</s>", 0.0F, 3);
+  // llama.cpp's vocabulary loader looks this token up by text for models named Phi-3 (and
+  // fails without it); the real Phi-3 vocabulary has it too.
+  if (arch == "phi3") add("<|endoftext|>", 0.0F, 3);
   for (int b = 0; b < 256 && tokens.size() < n_vocab; ++b)
     add(fmt::format("<0x{:02X}>", b), 0.0F, 6);
   for (std::uint64_t i = 0; tokens.size() < n_vocab; ++i) {
@@ -248,7 +251,7 @@ Expected<nlohmann::json> write_synthetic_model(const SynthOptions& o,
     vocab_source = fmt::format("copied from {} ({} tokens{})", o.vocab_from->string(), n_vocab,
                                n_vocab == s.n_vocab ? "" : "; differs from the shape's vocabulary");
   } else {
-    set_synthetic_vocab(w, n_vocab);
+    set_synthetic_vocab(w, n_vocab, s.arch);
   }
 
   const ArchParams p = arch_params(s);

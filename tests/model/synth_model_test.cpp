@@ -171,6 +171,28 @@ TEST(SynthModel, VocabularyIsCopiedFromAnotherGguf) {
   std::filesystem::remove(donor_path);
 }
 
+// llama.cpp's vocabulary loader looks "<|endoftext|>" up by text in any model named Phi-3 and
+// fails to load without it (found by loading a synthetic Phi-3 in llama.cpp 0.3.16).
+TEST(SynthModel, SyntheticPhi3VocabularyHasTheTokenLlamaCppLooksUp) {
+  for (const std::string arch : {"phi3", "llama"}) {
+    const ModelShape s = tiny(arch);
+    SynthOptions o;
+    o.shape = &s;
+    o.quant = "q8_0";
+    const auto path = temp_file(arch + "-vocab.gguf");
+    ASSERT_TRUE(write_synthetic_model(o, path).ok());
+    auto file = gguf::read_gguf(path);
+    ASSERT_TRUE(file.ok());
+    const auto* tokens = file->find("tokenizer.ggml.tokens")->as_array();
+    ASSERT_NE(tokens, nullptr);
+    ASSERT_EQ(tokens->size(), s.n_vocab) << arch;
+    bool found = false;
+    for (const auto& t : *tokens) found = found || *t.as_string() == "<|endoftext|>";
+    EXPECT_EQ(found, arch == "phi3") << arch;
+    std::filesystem::remove(path);
+  }
+}
+
 TEST(SynthModel, UnsupportedQuantIsRefused) {
   const ModelShape s = tiny("llama");
   SynthOptions o;
