@@ -18,6 +18,7 @@
 #include "run/journal.hpp"
 #include "run/runner.hpp"
 #include "run/settings.hpp"
+#include "run/telemetry_session.hpp"
 #include "tokscope/build_info.hpp"
 #include "workload/prompts.hpp"
 #include "workload/strata.hpp"
@@ -64,23 +65,21 @@ std::string utc_stamp(const char* format) {
   return buf;
 }
 
-nlohmann::json environment_json(const std::string& root, const platform::Clock& clock) {
+nlohmann::json environment_json(const std::string& root, const platform::Clock& clock,
+                                const run::TelemetrySession& telemetry) {
   const platform::HostInfo host = platform::read_host_info(root);
-  const std::string later = "unavailable: the telemetry sampler is not built yet (issue 4)";
-  return {{"host", host.host},
-          {"kernel", host.kernel},
-          {"arch", host.arch},
-          {"cpu", host.cpu},
-          {"logical_cpus", host.logical_cpus},
-          {"clock", clock.name()},
-          {"sampler_period_ms", nullptr},
-          {"locks", nlohmann::json::array()},
-          {"telemetry_available",
-           {{"thermal", later},
-            {"cpufreq", later},
-            {"devfreq", later},
-            {"power", later},
-            {"perf_counters", later}}}};
+  nlohmann::json env = {{"host", host.host},
+                        {"kernel", host.kernel},
+                        {"arch", host.arch},
+                        {"cpu", host.cpu},
+                        {"logical_cpus", host.logical_cpus},
+                        {"clock", clock.name()},
+                        {"sysfs_root", root},
+                        {"locks", nlohmann::json::array()}};
+  env.update(telemetry.environment);
+  env["telemetry_available"]["perf_counters"] =
+      "unavailable: hardware counters are not wired into bench yet (issue 4)";
+  return env;
 }
 
 nlohmann::json strata_json(const std::vector<workload::Stratum>& strata) {
@@ -104,14 +103,15 @@ nlohmann::json tool_json() {
 
 // Options that define the plan; with --resume the plan comes from the journal instead.
 bool plan_flags_given(const CLI::App& cmd) {
-  for (const char* name : {"--engine",         "--prompt-tokens", "--output-tokens",
-                           "--concurrency",    "--repetitions",   "--warmup",
-                           "--seed",           "--timeout-s",     "--dataset",
-                           "--min-duration-s", "--max-requests",  "--sim-prefill-tps",
-                           "--sim-itl-ms",     "--sim-jitter-ms", "--sim-itl-growth-ms-per-1k-ctx",
-                           "--device",         "--model-shape",   "--quant",
-                           "--bandwidth-gbps", "--peak-tops",     "--bootstrap-resamples",
-                           "--journal"}) {
+  for (const char* name :
+       {"--engine",         "--prompt-tokens",     "--output-tokens",
+        "--concurrency",    "--repetitions",       "--warmup",
+        "--seed",           "--timeout-s",         "--dataset",
+        "--min-duration-s", "--max-requests",      "--sim-prefill-tps",
+        "--sim-itl-ms",     "--sim-jitter-ms",     "--sim-itl-growth-ms-per-1k-ctx",
+        "--device",         "--model-shape",       "--quant",
+        "--bandwidth-gbps", "--peak-tops",         "--bootstrap-resamples",
+        "--sample-ms",      "--discard-throttled", "--journal"}) {
     if (cmd.count(name) > 0) return true;
   }
   return false;
@@ -191,8 +191,18 @@ std::shared_ptr<BenchOptions> add_bench_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "Write the result to FILE instead of stdout")->group("Output");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress line")->group("Output");
   cmd->add_option("--sysfs-root", o->sysfs_root,
-                  "Root of /proc and /sys to read platform facts from")
+                  "Root of /proc and /sys to read platform facts and telemetry from (a tree "
+                  "copied from a board works too)")
       ->capture_default_str()
+      ->group("Platform");
+  cmd->add_option("--sample-ms", s.sample_ms,
+                  "Telemetry sampler period: temperatures, frequencies, power and NPU load are "
+                  "read this often and stamped on every request (0 = off)")
+      ->capture_default_str()
+      ->group("Platform");
+  cmd->add_flag("--discard-throttled", s.discard_throttled,
+                "Exclude requests that ran while the platform throttled (over a passive trip "
+                "point, or a locked frequency fell) from statistics; they stay in the raw data")
       ->group("Platform");
 
   cmd->add_option("--sim-prefill-tps", s.sim_prefill_tps, "sim: prefill speed, tokens/s")
@@ -284,8 +294,11 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
   const auto strata =
       workload::expand_strata(settings.prompt_tokens, settings.output_tokens, settings.concurrency);
 
-  // 3. Journal: a new one with its header, or the resumed one.
+  // 3. Telemetry (sampler not started yet), then the journal: a new one with its header, or the
+  //    resumed one.
   platform::MonotonicClock clock;
+  run::TelemetrySession telemetry = run::open_telemetry(o.sysfs_root, settings.sample_ms, clock);
+  std::vector<nlohmann::json> telemetry_lines;
   const engines::EngineInfo info = engine.info();
   nlohmann::json header;
   std::optional<run::JournalWriter> journal;
@@ -293,6 +306,7 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
   if (resumed) {
     header = resumed->header;
     records = resumed->requests;
+    telemetry_lines = resumed->telemetry;
     for (const auto& r : records) done.insert({r.value("stratum", 0U), r.value("index", 0U)});
     auto w = run::JournalWriter::open_append(o.resume);
     if (!w) return fail(err, w.error());
@@ -317,7 +331,7 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
               {"strata", strata_json(strata)},
               {"engine", std::move(engine_json)},
               {"model", engine.model_info()},
-              {"environment", environment_json(o.sysfs_root, clock)},
+              {"environment", environment_json(o.sysfs_root, clock, telemetry)},
               {"ceiling_inputs", setup->ceiling_inputs}};
     if (auto a = journal->append(header); !a) return fail(err, a.error());
   }
@@ -329,26 +343,49 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
   // 4. Run. Each completed request is on disk (fsync) before its worker starts the next one.
   platform::InterruptGuard interrupt;
   ProgressLine progress(err, !o.quiet && isatty(STDERR_FILENO) == 1);
+  //    The sink runs under the runner's completion lock, never on the per-token path: it stamps
+  //    the record with telemetry, journals it, then journals the sampler rows taken meanwhile.
+  const auto journal_telemetry = [&]() -> Expected<void> {
+    if (!telemetry.stamper) return {};
+    auto line = telemetry.stamper->drain();
+    if (!line) return {};
+    if (auto a = journal->append(*line); !a) return a;
+    telemetry_lines.push_back(std::move(*line));
+    return {};
+  };
   run::Runner runner(engine, clock, interrupt.flag(), ro);
+  if (telemetry.sampler) telemetry.sampler->start();
   auto outcome = runner.run(
       strata, done,
       [&](const nlohmann::json& record) -> Expected<void> {
-        if (auto a = journal->append(record); !a) return a;
-        records.push_back(record);
-        return {};
+        nlohmann::json stamped = record;
+        if (telemetry.stamper) telemetry.stamper->stamp(stamped);
+        if (auto a = journal->append(stamped); !a) return a;
+        records.push_back(std::move(stamped));
+        return journal_telemetry();
       },
       [&](const run::Progress& p) { progress.update(p); });
   progress.finish();
+  nlohmann::json end_line = {{"type", "end"}, {"interrupted", outcome && outcome->interrupted}};
+  if (telemetry.sampler) {
+    telemetry.sampler->stop();
+    if (auto a = journal_telemetry(); !a) return fail(err, a.error());
+    const platform::SamplerCost cost = telemetry.sampler->cost();
+    end_line["sampler_cost"] = {{"rows", cost.rows},
+                                {"thread_cpu_ms", static_cast<double>(cost.thread_cpu_ns) / 1e6},
+                                {"wall_ms", static_cast<double>(cost.wall_ns) / 1e6},
+                                {"core_fraction", cost.core_fraction()}};
+  }
   if (!outcome) return fail(err, outcome.error());
   const bool interrupted = outcome->interrupted;
-  if (auto a = journal->append({{"type", "end"}, {"interrupted", interrupted}}); !a) {
-    return fail(err, a.error());
-  }
+  if (auto a = journal->append(end_line); !a) return fail(err, a.error());
 
   // 5. Result, from the same records the journal holds.
   report::BuildOptions bo;
   bo.complete = !interrupted;
   bo.interrupted = interrupted;
+  bo.telemetry = &telemetry_lines;
+  bo.sampler_cost = end_line.value("sampler_cost", nlohmann::json(nullptr));
   const nlohmann::json result = report::build_result(header, records, bo);
   if (auto e = emit(result, *format, o.out, out); !e) return fail(err, e.error());
   if (!o.out.empty() && !o.quiet) err << "tokscope bench: wrote " << o.out << "\n";

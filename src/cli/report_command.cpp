@@ -40,6 +40,9 @@ Expected<nlohmann::json> load_result(const std::string& path) {
     report::BuildOptions bo;
     bo.complete = journal->ended && !journal->interrupted;
     bo.interrupted = journal->interrupted;
+    bo.telemetry = &journal->telemetry;
+    if (journal->end.is_object())
+      bo.sampler_cost = journal->end.value("sampler_cost", nlohmann::json());
     return report::build_result(journal->header, journal->requests, bo);
   }
   in.clear();

@@ -6,6 +6,7 @@
 #include "cli/bench_command.hpp"
 #include "cli/catalog_commands.hpp"
 #include "cli/inspect_command.hpp"
+#include "cli/lock_command.hpp"
 #include "cli/probe_command.hpp"
 #include "cli/report_command.hpp"
 #include "cli/roofline_command.hpp"
@@ -30,6 +31,8 @@ int run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   auto roofline = add_roofline_command(app);
   auto inspect = add_inspect_command(app);
   auto probe = add_probe_command(app);
+  auto lock = add_lock_command(app);
+  auto unlock = add_unlock_command(app);
   auto synth = add_synth_command(app);
   auto catalogs = add_catalog_commands(app);
   try {
@@ -53,6 +56,8 @@ int run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       if (name == "synth-model") return run_synth(*synth, out, err);
       if (name == "inspect") return run_inspect(*inspect, out, err);
       if (name == "probe") return run_probe_command(*probe, out, err);
+      if (name == "lock") return run_lock_command(*lock, out, err);
+      if (name == "unlock") return run_unlock_command(*unlock, out, err);
       return run_catalog_command(*catalogs, name, out, err);
     }
   } catch (const std::exception& e) {

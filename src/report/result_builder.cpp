@@ -11,6 +11,8 @@
 #include "core/request_metrics.hpp"
 #include "core/stats.hpp"
 #include "model/roofline.hpp"
+#include "report/energy_attribution.hpp"
+#include "report/telemetry_series.hpp"
 
 namespace tokscope::report {
 namespace {
@@ -111,6 +113,14 @@ std::string fmt_tps(double v) {
   return std::isfinite(v) ? fmt::format("{:.1f}", v) : "n/a";
 }
 
+// The runner stamps each request with telemetry (run/telemetry_stamper.hpp).
+bool request_throttled(const json& r) {
+  const auto it = r.find("telemetry");
+  if (it == r.end() || !it->is_object()) return false;
+  const auto t = it->find("throttled");
+  return t != it->end() && t->is_boolean() && t->get<bool>();
+}
+
 }  // namespace
 
 bool is_blocking_flag(const std::string& flag) {
@@ -157,6 +167,15 @@ json build_result(const json& header, const std::vector<json>& requests,
          "dropped"}}},
   };
   const json ceiling_inputs = header.value("ceiling_inputs", json(nullptr));
+  const bool discard_throttled = settings.value("discard_throttled", false);
+  const json environment = header.value("environment", json::object());
+  const json telemetry_channels =
+      environment.value("telemetry", json::object()).value("channels", json::array());
+
+  // Energy per phase needs the telemetry rows around each request (whole-chip energy source).
+  const std::optional<EnergySeries> energy =
+      options.telemetry == nullptr ? std::nullopt
+                                   : energy_series(telemetry_channels, *options.telemetry);
 
   // Per-request metrics, computed from the raw chunk times (the journal keeps only raw data).
   std::vector<json> out_requests;
@@ -185,6 +204,7 @@ json build_result(const json& header, const std::vector<json>& requests,
     r["tpot_ms"] = num(m.tpot_ms);
     r["e2e_ms"] = num(m.e2e_ms);
     r["blended_tps"] = num(m.blended_tps);
+    if (energy) r["energy"] = request_energy(*energy, tl, r.value("output_tokens", 0U));
     r["outlier"] = json::array();
     out_requests.push_back(std::move(r));
   }
@@ -197,12 +217,18 @@ json build_result(const json& header, const std::vector<json>& requests,
     const auto prompt_tokens = st.value("prompt_tokens", 0U);
     const auto output_tokens = st.value("output_tokens", 0U);
     MetricSamples ttft, ttft_e2e, tokenize, prefill, tpot, e2e, blended, itl;
+    MetricSamples prefill_mj_tok, decode_mj_tok;
     std::vector<std::size_t> members;  // indices into out_requests of measured ok requests
     std::uint32_t n_warmup = 0, n_failed = 0, n_short = 0, n_multi = 0, n_first_multi = 0;
-    std::uint32_t n_overflow = 0;
+    std::uint32_t n_overflow = 0, n_throttled = 0, n_discarded_throttled = 0;
+    std::int64_t window_t0 = 0, window_t1 = 0;  // the stratum's time span, warm-ups included
     for (std::size_t i = 0; i < out_requests.size(); ++i) {
       const json& r = out_requests[i];
       if (r.value("stratum", 0U) != id) continue;
+      const auto t_request = r.value("t_request_ns", std::int64_t{0});
+      const auto t_done = std::max(r.value("t_done_ns", std::int64_t{0}), t_request);
+      if (window_t0 == 0 || t_request < window_t0) window_t0 = t_request;
+      window_t1 = std::max(window_t1, t_done);
       if (r.value("warmup", false)) {  // recorded, excluded from every aggregate
         ++n_warmup;
         continue;
@@ -210,6 +236,13 @@ json build_result(const json& header, const std::vector<json>& requests,
       if (!r.value("ok", false)) {
         ++n_failed;
         continue;
+      }
+      if (request_throttled(r)) {
+        ++n_throttled;
+        if (discard_throttled) {  // --discard-throttled: raw data keeps it, statistics do not
+          ++n_discarded_throttled;
+          continue;
+        }
       }
       if (r.value("short", false)) ++n_short;
       if (r.value("overflow_chunks", 0U) > 0) ++n_overflow;
@@ -225,6 +258,10 @@ json build_result(const json& header, const std::vector<json>& requests,
       e2e.add(m.e2e_ms);
       blended.add(m.blended_tps);
       itl.add_group(m.itl_ms);
+      if (const auto e = r.find("energy"); e != r.end()) {
+        prefill_mj_tok.add(get_num(*e, "prefill_mj_per_token"));
+        decode_mj_tok.add(get_num(*e, "decode_mj_per_token"));
+      }
     }
     const std::uint64_t stratum_seed = seed ^ (0x51ed270b27a1f5ULL * (id + 1));
     json s = {{"id", id},
@@ -235,6 +272,8 @@ json build_result(const json& header, const std::vector<json>& requests,
               {"warmup", n_warmup},
               {"failed", n_failed},
               {"short", n_short},
+              {"throttled", n_throttled},
+              {"discarded_throttled", n_discarded_throttled},
               {"ttft_ms", stat_object(ttft, stratum_seed + 1, resamples)},
               {"itl_ms", stat_object(itl, stratum_seed + 2, resamples)},
               {"tpot_ms", stat_object(tpot, stratum_seed + 3, resamples)},
@@ -256,6 +295,15 @@ json build_result(const json& header, const std::vector<json>& requests,
     }
     const double prefill_p50 = get_num(s["prefill_tps"], "p50");
     s["prefill_tps_p50"] = num(prefill_p50);
+    if (energy) {
+      s["energy_source"] = energy->channel;
+      s["prefill_mj_per_token"] = stat_object(prefill_mj_tok, stratum_seed + 9, resamples);
+      s["decode_mj_per_token"] = stat_object(decode_mj_tok, stratum_seed + 10, resamples);
+    } else {
+      s["energy_source"] = nullptr;
+      s["prefill_mj_per_token"] = nullptr;
+      s["decode_mj_per_token"] = nullptr;
+    }
     s["multi_token_chunks"] = n_multi;
     s["first_chunk_multi_token_requests"] = n_first_multi;
 
@@ -320,8 +368,19 @@ json build_result(const json& header, const std::vector<json>& requests,
     if (n_multi > 0) flags.push_back("multi_token_chunks");
     if (n_overflow > 0) flags.push_back("chunk_buffer_overflow");
     if (any_outlier) flags.push_back("outliers");
+    if (n_throttled > n_discarded_throttled) {
+      flags.push_back("throttled");
+      notes.push_back(fmt::format(
+          "Stratum p={} n={}: {} measured requests ran while the platform throttled (a "
+          "temperature over its passive trip point or a locked frequency that fell); they are in "
+          "the statistics. Cool the board, or rerun with --discard-throttled to exclude them.",
+          prompt_tokens, output_tokens, n_throttled - n_discarded_throttled));
+    }
     s["flags"] = std::move(flags);
-    s["telemetry"] = nullptr;
+    s["telemetry"] =
+        options.telemetry == nullptr
+            ? json(nullptr)
+            : stratum_series(telemetry_channels, *options.telemetry, window_t0, window_t1);
 
     // The explanation line: decode speed vs the confounded blended figure.
     const double blended_p50 = get_num(s["blended_tps"], "p50");
@@ -369,6 +428,7 @@ json build_result(const json& header, const std::vector<json>& requests,
                         : "Incomplete: rebuilt from a journal without an end record (the run "
                           "crashed or is still going); continue it with --resume.");
   }
+  if (!options.sampler_cost.is_null()) result["environment"]["sampler_cost"] = options.sampler_cost;
   result["strata"] = std::move(strata_out);
   result["notes"] = std::move(notes);
   result["requests"] = std::move(out_requests);

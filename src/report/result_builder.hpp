@@ -14,6 +14,11 @@ inline constexpr const char* kResultSchema = "tokscope.result/1";
 struct BuildOptions {
   bool complete = true;      // the run reached its end
   bool interrupted = false;  // stopped by Ctrl-C / SIGTERM
+  // The journal's "telemetry" lines (sampler rows), for per-stratum time series; may be null.
+  const std::vector<nlohmann::json>* telemetry = nullptr;
+  // The journal end line's sampler_cost (rows, thread_cpu_ms, wall_ms, core_fraction); null
+  // when the run had no sampler or did not end.
+  nlohmann::json sampler_cost;
 };
 
 nlohmann::json build_result(const nlohmann::json& header,

@@ -131,9 +131,17 @@ Expected<JournalContents> read_journal(const std::filesystem::path& path) {
                                       path.string(), line_no, problem));
       }
       out.requests.push_back(std::move(j));
+    } else if (type == "telemetry") {
+      if (const std::string problem = check_telemetry_record(j); !problem.empty()) {
+        return make_error(ErrorKind::kInput,
+                          fmt::format("{} line {} (telemetry): {}; fix or delete that line",
+                                      path.string(), line_no, problem));
+      }
+      out.telemetry.push_back(std::move(j));
     } else if (type == "end") {
       out.ended = true;
       out.interrupted = j.value("interrupted", false);
+      out.end = j;
     } else {
       return make_error(ErrorKind::kInput, fmt::format("{} line {}: unknown record type \"{}\"",
                                                        path.string(), line_no, type));

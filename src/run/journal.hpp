@@ -2,7 +2,10 @@
 //   line 1:  {"type":"header", "schema":"tokscope.journal/1", "settings":{...}, "engine":{...},
 //             "model":{...}, "environment":{...}, "ceiling_inputs":{...}, ...}
 //   then:    {"type":"request", ...one completed request, same fields as result requests[]...}
-//   finally: {"type":"end", "interrupted":bool}  (absent after a crash or kill -9)
+//            {"type":"telemetry", "t_ns":[…], "values":[[…]…], …}  sampler rows taken since the
+//            previous telemetry line (run/telemetry_stamper.hpp), after the request it follows
+//   finally: {"type":"end", "interrupted":bool, "sampler_cost":{…}}  (absent after a crash or
+//            kill -9)
 // Every line is written whole and fsync'ed before the next request starts, so a crash loses at
 // most the request in flight. A torn last line (killed mid-write) is ignored on reading.
 // Thread-safety: JournalWriter::append is safe to call from several threads.
@@ -45,9 +48,11 @@ class JournalWriter {
 struct JournalContents {
   nlohmann::json header;
   std::vector<nlohmann::json> requests;
-  bool ended = false;        // an "end" line was found
-  bool interrupted = false;  // from the end line
-  bool torn_tail = false;    // the last line was incomplete and ignored
+  std::vector<nlohmann::json> telemetry;  // "telemetry" lines, in order
+  bool ended = false;                     // an "end" line was found
+  bool interrupted = false;               // from the end line
+  nlohmann::json end;                     // the end line itself (null when absent)
+  bool torn_tail = false;                 // the last line was incomplete and ignored
 };
 
 // Reads and checks a journal. Errors name the file, the line and the fix.

@@ -78,4 +78,31 @@ std::string check_request_record(const json& r) {
   return {};
 }
 
+std::string check_telemetry_record(const json& r) {
+  for (const auto& e : {need(r, "t_ns", is_array, "an array of integers (ns)"),
+                        need(r, "values", is_array, "an array of rows"),
+                        need(r, "throttled", is_array, "an array of true/false")}) {
+    if (!e.empty()) return e;
+  }
+  const json& t = r.at("t_ns");
+  const json& values = r.at("values");
+  const json& throttled = r.at("throttled");
+  if (values.size() != t.size() || throttled.size() != t.size()) {
+    return "values/throttled: expected as many rows as t_ns";
+  }
+  for (const auto& v : t) {
+    if (!v.is_number_integer()) return "t_ns: expected integers (ns)";
+  }
+  for (const auto& b : throttled) {
+    if (!b.is_boolean()) return "throttled: expected true/false";
+  }
+  for (const auto& row : values) {
+    if (!row.is_array()) return "values: expected arrays (one value per channel)";
+    for (const auto& v : row) {
+      if (!v.is_number() && !v.is_null()) return "values: expected numbers or null";
+    }
+  }
+  return {};
+}
+
 }  // namespace tokscope::run

@@ -12,5 +12,8 @@ namespace tokscope::run {
 std::string check_header(const nlohmann::json& header);
 // Empty string when the request record is usable, else "field: what is wrong".
 std::string check_request_record(const nlohmann::json& record);
+// Empty string when the telemetry line is usable (t_ns integers, values rows of numbers/null,
+// throttled booleans, all as long as t_ns), else "field: what is wrong".
+std::string check_telemetry_record(const nlohmann::json& record);
 
 }  // namespace tokscope::run

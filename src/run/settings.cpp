@@ -11,7 +11,7 @@ namespace tokscope::run {
   X(warmup) X(min_duration_s) X(max_requests) X(seed) X(timeout_s) X(dataset)         \
   X(bootstrap_resamples) X(sim_prefill_tps) X(sim_itl_ms) X(sim_jitter_ms)            \
   X(sim_itl_growth_ms_per_1k_ctx) X(device) X(model_shape) X(quant) X(bandwidth_gbps) \
-  X(peak_tops) X(model_file) X(probe)
+  X(peak_tops) X(model_file) X(probe) X(sample_ms) X(discard_throttled)
 // clang-format on
 
 nlohmann::json to_json(const Settings& s) {
@@ -130,6 +130,12 @@ Expected<void> validate(const Settings& s) {
                       "--device simulates a catalog shape on a profiled device; --model-file and "
                       "--probe describe a real model and this machine: use them with the explicit "
                       "schedule or a real engine");
+  }
+  if (!(s.sample_ms == 0 || (s.sample_ms >= 1 && s.sample_ms <= 60'000))) {
+    return make_error(ErrorKind::kUsage,
+                      fmt::format("--sample-ms {}: give a period from 1 to 60000 ms, or 0 to turn "
+                                  "the telemetry sampler off",
+                                  s.sample_ms));
   }
   if (s.bandwidth_gbps < 0 || s.peak_tops < 0) {
     return make_error(ErrorKind::kUsage, "--bandwidth-gbps and --peak-tops cannot be negative");

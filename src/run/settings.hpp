@@ -45,6 +45,11 @@ struct Settings {
   double bandwidth_gbps = 0;
   bool probe = false;    // take the bandwidth from this machine's cached `tokscope probe`
   double peak_tops = 0;  // declared peak compute (tera-ops/s) for the prefill ceiling
+
+  // telemetry: sampler period (0 = no sampler), and whether requests that ran while the
+  // platform throttled are excluded from statistics (they stay in the raw data, flagged)
+  double sample_ms = 100;
+  bool discard_throttled = false;
 };
 
 nlohmann::json to_json(const Settings& settings);

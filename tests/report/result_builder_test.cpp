@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace tokscope::report {
 namespace {
 
@@ -136,7 +138,10 @@ TEST(ResultBuilder, OutliersAreFlaggedNotDropped) {
 }
 
 TEST(ResultBuilder, EmptyStratumHasNullStatisticsAndIsFlagged) {
-  const json r = build_result(header(), {}, {false, true});
+  BuildOptions bo;
+  bo.complete = false;
+  bo.interrupted = true;
+  const json r = build_result(header(), {}, bo);
   const json& s = r["strata"][0];
   EXPECT_EQ(s["ttft_ms"]["count"], 0);
   EXPECT_TRUE(s["ttft_ms"]["p50"].is_null());
@@ -150,6 +155,121 @@ TEST(ResultBuilder, SameInputSameResult) {
   std::vector<json> reqs;
   for (int i = 0; i < 8; ++i) reqs.push_back(request(i, false, 10.0 + i, 2.0 + 0.1 * i));
   EXPECT_EQ(build_result(header(), reqs, {}), build_result(header(), reqs, {}));
+}
+
+}  // namespace
+}  // namespace tokscope::report
+
+namespace tokscope::report {
+namespace {
+
+json throttled_run(bool discard) {
+  json h = header();
+  h["settings"]["discard_throttled"] = discard;
+  h["environment"] = {{"telemetry",
+                       {{"period_ms", 100},
+                        {"channels", json::array({{{"name", "thermal.soc-thermal.temp_c"}}})}}}};
+  return h;
+}
+
+std::vector<json> requests_with_one_throttled() {
+  std::vector<json> rs;
+  for (int i = 0; i < 6; ++i) {
+    // The throttled request is also slow: if it counted, the ITL P50 would move.
+    json r = request(i, false, 10, i == 5 ? 500 : 20);
+    r["telemetry"] = {{"throttled", i == 5}};
+    rs.push_back(std::move(r));
+  }
+  return rs;
+}
+
+TEST(ResultBuilder, ThrottledRequestsAreFlaggedAndKeptUnlessDiscarded) {
+  const auto rs = requests_with_one_throttled();
+  const json kept = build_result(throttled_run(false), rs, {});
+  const json& s = kept["strata"][0];
+  EXPECT_EQ(s["measured"], 6);
+  EXPECT_EQ(s["throttled"], 1);
+  EXPECT_EQ(s["discarded_throttled"], 0);
+  EXPECT_NE(std::find(s["flags"].begin(), s["flags"].end(), "throttled"), s["flags"].end());
+  EXPECT_EQ(s["itl_ms"]["max"], 500.0);
+
+  const json discarded = build_result(throttled_run(true), rs, {});
+  const json& d = discarded["strata"][0];
+  EXPECT_EQ(d["measured"], 5);
+  EXPECT_EQ(d["discarded_throttled"], 1);
+  EXPECT_EQ(d["itl_ms"]["max"], 20.0);
+  EXPECT_EQ(std::find(d["flags"].begin(), d["flags"].end(), "throttled"), d["flags"].end());
+  // Raw data keeps the discarded request with its stamp.
+  EXPECT_EQ(discarded["requests"].size(), 6U);
+  EXPECT_TRUE(discarded["requests"][5]["telemetry"]["throttled"].get<bool>());
+}
+
+TEST(ResultBuilder, StratumTelemetrySeriesIsCutToTheStratumWindow) {
+  const auto rs = requests_with_one_throttled();  // t_request from 1 s to 6 s
+  const std::int64_t s_ns = 1'000'000'000;
+  std::vector<json> lines = {
+      {{"type", "telemetry"},
+       {"t_ns", {s_ns / 2, s_ns, 3 * s_ns, 100 * s_ns}},  // first and last are outside
+       {"throttled", {false, false, true, false}},
+       {"values", {{30.0}, {40.0}, {nullptr}, {99.0}}}}};
+  BuildOptions bo;
+  bo.telemetry = &lines;
+  const json result = build_result(throttled_run(false), rs, bo);
+  const json& t = result["strata"][0]["telemetry"];
+  ASSERT_TRUE(t.is_object()) << t;
+  EXPECT_EQ(t["t_ms"], json::array({0.0, 2000.0}));
+  EXPECT_EQ(t["channels"]["thermal.soc-thermal.temp_c"][0], 40.0);
+  EXPECT_TRUE(t["channels"]["thermal.soc-thermal.temp_c"][1].is_null());
+  EXPECT_EQ(t["throttled_rows"], 1);
+  // Without telemetry lines there is no series.
+  EXPECT_TRUE(build_result(throttled_run(false), rs, {})["strata"][0]["telemetry"].is_null());
+}
+
+}  // namespace
+}  // namespace tokscope::report
+
+namespace tokscope::report {
+namespace {
+
+// A constant 2 W read through a RAPL counter every 5 ms: each request's prefill (10 ms) must
+// cost 20 mJ and its decode (3 ITLs of 20 ms) 120 mJ, i.e. 40 mJ per decode token.
+TEST(ResultBuilder, EnergyPerPhaseFromARaplCounter) {
+  json h = header();
+  h["environment"] = {{"telemetry",
+                       {{"period_ms", 5},
+                        {"channels", json::array({{{"name", "thermal.x.temp_c"}},
+                                                  {{"name", "rapl.package-0.energy_uj"},
+                                                   {"wrap_at", 262143328850.0}}})}}}};
+  json t_ns = json::array();
+  json values = json::array();
+  json throttled = json::array();
+  for (std::int64_t t = 0; t <= 8'000'000'000; t += 5'000'000) {
+    t_ns.push_back(t);
+    values.push_back({40.0, 2.0 * static_cast<double>(t) / 1e3});  // µJ = 2 W × t
+    throttled.push_back(false);
+  }
+  const std::vector<json> lines = {
+      {{"type", "telemetry"}, {"t_ns", t_ns}, {"values", values}, {"throttled", throttled}}};
+  std::vector<json> rs;
+  for (int i = 0; i < 5; ++i) rs.push_back(request(i, false, 10, 20));
+  BuildOptions bo;
+  bo.telemetry = &lines;
+  const json result = build_result(h, rs, bo);
+  const json& e = result["requests"][0]["energy"];
+  EXPECT_EQ(e["source"], "rapl.package-0.energy_uj");
+  EXPECT_NEAR(e["prefill_mj"].get<double>(), 20.0, 1e-6);
+  EXPECT_NEAR(e["decode_mj"].get<double>(), 120.0, 1e-6);
+  EXPECT_NEAR(e["prefill_mj_per_token"].get<double>(), 0.2, 1e-9);
+  EXPECT_NEAR(e["decode_mj_per_token"].get<double>(), 40.0, 1e-6);
+  const json& s = result["strata"][0];
+  EXPECT_EQ(s["energy_source"], "rapl.package-0.energy_uj");
+  EXPECT_NEAR(s["decode_mj_per_token"]["p50"].get<double>(), 40.0, 1e-6);
+  EXPECT_EQ(s["decode_mj_per_token"]["count"], 5);
+  // No energy channel: no energy figures, never zeros.
+  h["environment"]["telemetry"]["channels"] = json::array({{{"name", "thermal.x.temp_c"}}});
+  const json none = build_result(h, rs, bo);
+  EXPECT_TRUE(none["strata"][0]["decode_mj_per_token"].is_null());
+  EXPECT_FALSE(none["requests"][0].contains("energy"));
 }
 
 }  // namespace
