@@ -395,13 +395,15 @@ CounterWindow compute_window(const std::vector<CounterEventInfo>& events,
   window.events.reserve(events.size());
   const std::uint64_t failed = begin.read_failed | end.read_failed;
   for (const auto& info : events) {
-    CounterValue value;
-    value.name = info.name;
     if (!info.unavailable.empty()) {
-      value.unavailable = info.unavailable;
-      window.events.push_back(std::move(value));
+      CounterValue missing;
+      missing.name = info.name;
+      missing.unavailable = info.unavailable;
+      window.events.push_back(std::move(missing));
       continue;
     }
+    CounterValue value;
+    value.name = info.name;
     bool read_failed = false;
     bool per_cluster = false;
     for (const auto& part : info.parts) {

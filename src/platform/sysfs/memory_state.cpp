@@ -98,10 +98,23 @@ Expected<std::vector<SwapEntry>> parse_swaps(std::string_view text) {
       header = true;
       continue;
     }
-    const auto size = words.size() == 5 ? sysfs::parse_u64(words[2]) : std::nullopt;
-    const auto used = words.size() == 5 ? sysfs::parse_u64(words[3]) : std::nullopt;
-    const auto priority = words.size() == 5 ? sysfs::parse_i64(words[4]) : std::nullopt;
-    if (!size || !used || !priority || *priority < -32768 || *priority > 32767) {
+    // Plain values rather than optionals: gcc 12 -O3 sees a maybe-uninitialized optional here.
+    std::uint64_t size = 0;
+    std::uint64_t used = 0;
+    std::int64_t priority = 0;
+    bool valid = words.size() == 5;
+    if (valid) {
+      const auto s = sysfs::parse_u64(words[2]);
+      const auto u = sysfs::parse_u64(words[3]);
+      const auto p = sysfs::parse_i64(words[4]);
+      valid = s.has_value() && u.has_value() && p.has_value();
+      if (valid) {
+        size = s.value();
+        used = u.value();
+        priority = p.value();
+      }
+    }
+    if (!valid || priority < -32768 || priority > 32767) {
       return make_error(ErrorKind::kInput,
                         "line \"" + std::string(sysfs::trim(line)) +
                             "\" is not \"<filename> <type> <size kB> <used kB> <priority>\"");
@@ -109,9 +122,9 @@ Expected<std::vector<SwapEntry>> parse_swaps(std::string_view text) {
     SwapEntry e;
     e.filename = decode_octal_escapes(words[0]);
     e.type = words[1];
-    e.size_kib = *size;
-    e.used_kib = *used;
-    e.priority = static_cast<int>(*priority);
+    e.size_kib = size;
+    e.used_kib = used;
+    e.priority = static_cast<int>(priority);
     e.zram = is_zram_device(e.filename);
     entries.push_back(std::move(e));
   }
