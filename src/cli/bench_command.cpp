@@ -1,6 +1,7 @@
 #include "cli/bench_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -8,6 +9,9 @@
 #include <ctime>
 #include <ostream>
 
+#include "cli/bench_counters.hpp"
+#include "cli/bench_platform.hpp"
+#include "cli/engine_flags.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "platform/clock.hpp"
@@ -16,6 +20,7 @@
 #include "report/result_builder.hpp"
 #include "run/engine_factory.hpp"
 #include "run/journal.hpp"
+#include "run/power_log_alignment.hpp"
 #include "run/runner.hpp"
 #include "run/settings.hpp"
 #include "run/telemetry_session.hpp"
@@ -33,6 +38,7 @@ struct BenchOptions {
   std::string out;
   bool quiet = false;
   std::string sysfs_root = "/";
+  LockFlags lock_flags;  // --ddr-freq … as typed (copied into settings) and --lock-journal
   CLI::App* command = nullptr;
 };
 
@@ -66,7 +72,9 @@ std::string utc_stamp(const char* format) {
 }
 
 nlohmann::json environment_json(const std::string& root, const platform::Clock& clock,
-                                const run::TelemetrySession& telemetry) {
+                                const run::TelemetrySession& telemetry,
+                                const std::optional<platform::perf::CounterSet>& counters,
+                                const run::Settings& settings) {
   const platform::HostInfo host = platform::read_host_info(root);
   nlohmann::json env = {{"host", host.host},
                         {"kernel", host.kernel},
@@ -77,8 +85,8 @@ nlohmann::json environment_json(const std::string& root, const platform::Clock& 
                         {"sysfs_root", root},
                         {"locks", nlohmann::json::array()}};
   env.update(telemetry.environment);
-  env["telemetry_available"]["perf_counters"] =
-      "unavailable: hardware counters are not wired into bench yet (issue 4)";
+  env["telemetry_available"]["perf_counters"] = counters_available(counters);
+  env["counters"] = counters_environment(counters, settings);
   return env;
 }
 
@@ -103,15 +111,45 @@ nlohmann::json tool_json() {
 
 // Options that define the plan; with --resume the plan comes from the journal instead.
 bool plan_flags_given(const CLI::App& cmd) {
-  for (const char* name :
-       {"--engine",         "--prompt-tokens",     "--output-tokens",
-        "--concurrency",    "--repetitions",       "--warmup",
-        "--seed",           "--timeout-s",         "--dataset",
-        "--min-duration-s", "--max-requests",      "--sim-prefill-tps",
-        "--sim-itl-ms",     "--sim-jitter-ms",     "--sim-itl-growth-ms-per-1k-ctx",
-        "--device",         "--model-shape",       "--quant",
-        "--bandwidth-gbps", "--peak-tops",         "--bootstrap-resamples",
-        "--sample-ms",      "--discard-throttled", "--journal"}) {
+  for (const char* name : {"--engine",
+                           "--prompt-tokens",
+                           "--output-tokens",
+                           "--concurrency",
+                           "--repetitions",
+                           "--warmup",
+                           "--seed",
+                           "--timeout-s",
+                           "--dataset",
+                           "--min-duration-s",
+                           "--max-requests",
+                           "--sim-prefill-tps",
+                           "--sim-itl-ms",
+                           "--sim-jitter-ms",
+                           "--sim-itl-growth-ms-per-1k-ctx",
+                           "--device",
+                           "--model-shape",
+                           "--quant",
+                           "--bandwidth-gbps",
+                           "--peak-tops",
+                           "--bootstrap-resamples",
+                           "--sample-ms",
+                           "--discard-throttled",
+                           "--journal",
+                           "--counters",
+                           "--counter-line-fill-event",
+                           "--lock",
+                           "--ddr-freq",
+                           "--npu-freq",
+                           "--gpu-freq",
+                           "--cpu-freq",
+                           "--mlock",
+                           "--cpus",
+                           "--core-type",
+                           "--idle-baseline-s",
+                           "--subtract-idle",
+                           "--marker-pulse",
+                           "--power-log",
+                           "--power-log-offset-s"}) {
     if (cmd.count(name) > 0) return true;
   }
   return false;
@@ -124,6 +162,59 @@ int fail(std::ostream& err, const Error& e) {
 
 }  // namespace
 
+// Locks, pinning, mlock, idle baseline and power-meter flags (docs/telemetry.md).
+void add_platform_control_flags(CLI::App& cmd, BenchOptions& o) {
+  auto& s = o.settings;
+  const char* group = "Platform control (docs/telemetry.md)";
+  cmd.add_flag("--lock", s.lock,
+               "Lock CPU/DDR/NPU/GPU frequencies for the run (as `tokscope lock`; needs root) and "
+               "restore them at the end, on Ctrl-C, or at the next start after a crash; a locked "
+               "frequency that falls marks requests throttled")
+      ->group(group);
+  add_lock_frequency_flags(cmd, o.lock_flags);
+  for (const char* name :
+       {"--ddr-freq", "--npu-freq", "--gpu-freq", "--cpu-freq", "--lock-journal"}) {
+    cmd.get_option(name)->group(group);
+  }
+  cmd.add_flag("--mlock", s.mlock,
+               "mlockall() after the model loads, so no page of the harness or an in-process "
+               "engine is swapped or dropped (needs root or a high `ulimit -l`)")
+      ->group(group);
+  cmd.add_option("--cpus", s.cpus,
+                 "Pin the harness and in-process engines to these cpus (sysfs list: 4-7 or 0,2); "
+                 "pin a server engine with taskset")
+      ->group(group);
+  cmd.add_option("--core-type", s.core_type,
+                 "Pin to the big or little cores (from cpu_capacity or the CPU part)")
+      ->check(CLI::IsMember({"big", "little"}))
+      ->group(group);
+  cmd.add_option("--idle-baseline-s", s.idle_baseline_s,
+                 "Sit idle this long before the first request while the sampler (or a power "
+                 "log) records the idle power; the result reports it (0 = off)")
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_flag("--subtract-idle", s.subtract_idle,
+               "Also report each phase's energy above the idle baseline (*_net_mj_per_token)")
+      ->group(group);
+  cmd.add_flag("--marker-pulse", s.marker_pulse,
+               "Before the first request: 3 s idle, 2 s every cpu busy, 3 s idle, so an external "
+               "meter's log can be aligned (docs/power-log.md)")
+      ->group(group);
+  cmd.add_option("--power-log", s.power_log,
+                 "CSV of an external power meter (docs/power-log.md), read when the run ends: "
+                 "energy per phase comes from it")
+      ->group(group);
+  cmd.add_option_function<double>(
+         "--power-log-offset-s",
+         [&s](double v) {
+           s.power_log_offset_s = v;
+           s.power_log_offset_given = true;
+         },
+         "Seconds to add to the log's times to get tokscope's clock (default: found from "
+         "--marker-pulse, or from the run's clock sync point for a log in Unix time)")
+      ->group(group);
+}
+
 std::shared_ptr<BenchOptions> add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   auto& s = o->settings;
@@ -131,9 +222,7 @@ std::shared_ptr<BenchOptions> add_bench_command(CLI::App& app) {
       "bench", "Run a stratified benchmark against one engine and write a result");
   o->command = cmd;
   cmd->footer(kBenchFooter);
-  cmd->add_option("--engine", s.engine, "Engine adapter (available: sim)")
-      ->capture_default_str()
-      ->group("Run");
+  add_engine_flags(cmd, s);  // --engine, the sim schedules, --model-file (shared with soak)
   cmd->add_option("-p,--prompt-tokens", s.prompt_tokens,
                   "Prompt lengths in exact tokens, one stratum each (comma-separated)")
       ->delimiter(',')
@@ -204,28 +293,26 @@ std::shared_ptr<BenchOptions> add_bench_command(CLI::App& app) {
                 "Exclude requests that ran while the platform throttled (over a passive trip "
                 "point, or a locked frequency fell) from statistics; they stay in the raw data")
       ->group("Platform");
+  cmd->add_option_function<std::vector<std::string>>(
+         "--counters",
+         [&s](const std::vector<std::string>& v) { s.counters = run::parse_counter_list(v); },
+         "perf_event_open counters over each request's prefill and decode, counting every "
+         "engine thread: perf names (instructions, cycles, cache-misses, L1-dcache-load-misses, "
+         "task-clock, context-switches, page-faults), PMU events (bus_access, l2d_cache_refill, "
+         "...), rNNN or libpfm names; at most 16, at most 6 hardware. `none` = off. Events this "
+         "machine cannot count are reported unavailable. The token path reads them once per "
+         "request (first token): one read() per counter, no allocation (default: " +
+             fmt::format("{}", fmt::join(run::default_counter_events(), ",")) + ")")
+      ->delimiter(',')
+      ->group("Counters");
+  cmd->add_option("--counter-line-fill-event", s.counter_line_fill_event,
+                  "Event whose count x 64 B estimates DRAM bytes per token and bandwidth "
+                  "utilization (an estimate: ignores write-backs; counted even if not in "
+                  "--counters). Default: the first counted of l3d_cache_refill, ll_cache_miss_rd, "
+                  "bus_access_rd, LLC-load-misses, cache-misses")
+      ->group("Counters");
+  add_platform_control_flags(*cmd, *o);
 
-  cmd->add_option("--sim-prefill-tps", s.sim_prefill_tps, "sim: prefill speed, tokens/s")
-      ->group("sim engine: explicit schedule");
-  cmd->add_option("--sim-itl-ms", s.sim_itl_ms, "sim: inter-token latency, ms")
-      ->group("sim engine: explicit schedule");
-  cmd->add_option("--sim-jitter-ms", s.sim_jitter_ms, "sim: Gaussian jitter sd per interval, ms")
-      ->group("sim engine: explicit schedule");
-  cmd->add_option("--sim-itl-growth-ms-per-1k-ctx", s.sim_itl_growth_ms_per_1k_ctx,
-                  "sim: ITL added per 1000 tokens of context, ms")
-      ->group("sim engine: explicit schedule");
-  cmd->add_option("--device", s.device,
-                  "sim: device profile (rk3588-npu, rk3588-cpu, ax650n; see `tokscope devices`)")
-      ->group("sim engine: device model");
-  cmd->add_option("--model-shape", s.model_shape,
-                  "Model shape from the catalog (see `tokscope shapes`); also gives the ceiling")
-      ->group("sim engine: device model");
-  cmd->add_option("--quant", s.quant, "Quantization preset (w8a8, w4a16_g128, q4_0, ...)")
-      ->group("sim engine: device model");
-  cmd->add_option("--model-file", s.model_file,
-                  "GGUF whose tensors give W and K for the ceiling (a .rkllm/.axmodel needs "
-                  "--model-shape and --quant too: the ceiling is then estimated)")
-      ->group("Ceiling");
   cmd->add_option("--bandwidth-gbps", s.bandwidth_gbps,
                   "Declared memory bandwidth for the decode ceiling (GB/s)")
       ->group("Ceiling");
@@ -265,14 +352,33 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
     if (!from_header) return fail(err, from_header.error());
     settings = *from_header;
     resumed = std::move(*contents);
+  } else {
+    settings.lock_ddr_freq_hz = o.lock_flags.ddr_freq_hz;
+    settings.lock_npu_freq_hz = o.lock_flags.npu_freq_hz;
+    settings.lock_gpu_freq_hz = o.lock_flags.gpu_freq_hz;
+    settings.lock_cpu_freq_khz = o.lock_flags.cpu_freq_khz;
   }
   if (auto v = run::validate(settings); !v) return fail(err, v.error());
+  // A resumed run reads the same tree as the run it continues unless told otherwise.
+  std::string sysfs_root = o.sysfs_root;
+  if (resumed && o.command->count("--sysfs-root") == 0) {
+    sysfs_root = resumed->header.value("environment", nlohmann::json::object())
+                     .value("sysfs_root", o.sysfs_root);
+  }
+  // Counters: opened now to check the event names (exit 2 before a journal exists) and to
+  // describe them in the header; opened again for the run in step 4 (cli/bench_counters.hpp).
+  auto counters = open_bench_counters(settings);
+  if (!counters) return fail(err, counters.error());
 
-  // 2. Engine and model.
+  // 2. Engine and model: pinned first (the engine's threads inherit the mask), mlock after the
+  //    load (the model's pages are then locked too).
+  BenchPlatform plat;
+  if (auto p = pin_for_bench(settings, sysfs_root, plat); !p) return fail(err, p.error());
   auto setup = run::make_engine(settings);
   if (!setup) return fail(err, setup.error());
   engines::Engine& engine = *setup->engine;
   if (auto loaded = engine.load(); !loaded) return fail(err, loaded.error());
+  if (auto m = mlock_for_bench(settings, plat); !m) return fail(err, m.error());
   run::RunnerOptions ro;
   ro.warmup = settings.warmup;
   ro.repetitions = settings.repetitions;
@@ -294,10 +400,35 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
   const auto strata =
       workload::expand_strata(settings.prompt_tokens, settings.output_tokens, settings.concurrency);
 
-  // 3. Telemetry (sampler not started yet), then the journal: a new one with its header, or the
-  //    resumed one.
+  // 3. Telemetry, the frequency lock (its channels marked before the sampler starts), the
+  //    sampler, the idle baseline and marker pulse (they need the sampler running), then the
+  //    journal: a new one with its header, or the resumed one.
   platform::MonotonicClock clock;
-  run::TelemetrySession telemetry = run::open_telemetry(o.sysfs_root, settings.sample_ms, clock);
+  platform::InterruptGuard interrupt;
+  run::TelemetrySession telemetry = run::open_telemetry(sysfs_root, settings.sample_ms, clock);
+  if (resumed) {
+    if (auto same = run::check_same_channels(resumed->header, telemetry); !same) {
+      return fail(err, same.error());
+    }
+  }
+  if (auto l =
+          lock_for_bench(settings, sysfs_root, o.lock_flags.journal, telemetry.sampler.get(), plat);
+      !l) {
+    return fail(err, l.error());
+  }
+  if (telemetry.sampler) {  // the channel list now carries the locked values
+    telemetry.environment["telemetry"] = run::telemetry_channels_json(*telemetry.sampler);
+    telemetry.sampler->start();
+  }
+  if (!resumed) {
+    if (auto pre = pre_run_phases(settings, clock, interrupt.flag(), o.quiet, err, plat); !pre) {
+      if (pre.error().kind == ErrorKind::kCancelled) {
+        err << "tokscope bench: interrupted before the first request; nothing was measured\n";
+        return 1;
+      }
+      return fail(err, pre.error());
+    }
+  }
   std::vector<nlohmann::json> telemetry_lines;
   const engines::EngineInfo info = engine.info();
   nlohmann::json header;
@@ -331,8 +462,9 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
               {"strata", strata_json(strata)},
               {"engine", std::move(engine_json)},
               {"model", engine.model_info()},
-              {"environment", environment_json(o.sysfs_root, clock, telemetry)},
+              {"environment", environment_json(sysfs_root, clock, telemetry, *counters, settings)},
               {"ceiling_inputs", setup->ceiling_inputs}};
+    header["environment"].update(plat.environment);
     if (auto a = journal->append(header); !a) return fail(err, a.error());
   }
   if (!o.quiet) {
@@ -341,7 +473,6 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
   }
 
   // 4. Run. Each completed request is on disk (fsync) before its worker starts the next one.
-  platform::InterruptGuard interrupt;
   ProgressLine progress(err, !o.quiet && isatty(STDERR_FILENO) == 1);
   //    The sink runs under the runner's completion lock, never on the per-token path: it stamps
   //    the record with telemetry, journals it, then journals the sampler rows taken meanwhile.
@@ -353,8 +484,14 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
     telemetry_lines.push_back(std::move(*line));
     return {};
   };
+  //    The rows of the idle baseline and the marker pulse go to disk now.
+  if (auto a = journal_telemetry(); !a) return fail(err, a.error());
   run::Runner runner(engine, clock, interrupt.flag(), ro);
-  if (telemetry.sampler) telemetry.sampler->start();
+  //    Counters for the run: after the sampler started (its thread is not counted), before
+  //    runner.run creates the engine's workers (they are).
+  counters = open_bench_counters(settings);
+  if (!counters) return fail(err, counters.error());
+  runner.set_counters(*counters ? &**counters : nullptr);
   auto outcome = runner.run(
       strata, done,
       [&](const nlohmann::json& record) -> Expected<void> {
@@ -376,6 +513,9 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
                                 {"wall_ms", static_cast<double>(cost.wall_ns) / 1e6},
                                 {"core_fraction", cost.core_fraction()}};
   }
+  if (const nlohmann::json released = release_bench_lock(plat); !released.is_null()) {
+    end_line["lock_release"] = released;
+  }
   if (!outcome) return fail(err, outcome.error());
   const bool interrupted = outcome->interrupted;
   if (auto a = journal->append(end_line); !a) return fail(err, a.error());
@@ -386,6 +526,25 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
   bo.interrupted = interrupted;
   bo.telemetry = &telemetry_lines;
   bo.sampler_cost = end_line.value("sampler_cost", nlohmann::json(nullptr));
+  //    An external meter's log, written while the run went on, is read now.
+  std::optional<run::RunPowerLog> power_log;
+  if (!settings.power_log.empty()) {
+    auto loaded = run::load_run_power_log(
+        settings.power_log, header.value("environment", nlohmann::json::object()),
+        settings.power_log_offset_given ? std::optional<double>(settings.power_log_offset_s)
+                                        : std::nullopt);
+    if (!loaded) {
+      err << "tokscope bench: error: " << loaded.error().message << "\n"
+          << fmt::format(
+                 "tokscope bench: the run is saved in {}; add the energy later with "
+                 "`tokscope report {} --power-log FILE --power-log-offset-s S`\n",
+                 journal->path().string(), journal->path().string());
+      return exit_code_for(loaded.error());
+    }
+    power_log = std::move(*loaded);
+    bo.power_log = &power_log->series;
+    bo.power_log_info = power_log->info;
+  }
   const nlohmann::json result = report::build_result(header, records, bo);
   if (auto e = emit(result, *format, o.out, out); !e) return fail(err, e.error());
   if (!o.out.empty() && !o.quiet) err << "tokscope bench: wrote " << o.out << "\n";

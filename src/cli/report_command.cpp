@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
 #include "cli/output.hpp"
 #include "report/result_builder.hpp"
 #include "run/journal.hpp"
+#include "run/power_log_alignment.hpp"
 
 namespace tokscope::cli {
 
@@ -16,6 +18,8 @@ struct ReportOptions {
   std::vector<std::string> files;
   std::string format = "md";
   std::string out;
+  std::string power_log;  // a meter's CSV to take each phase's energy from (journals only)
+  std::optional<double> power_log_offset_s;
 };
 
 namespace {
@@ -26,7 +30,7 @@ int fail(std::ostream& err, const Error& e) {
 }
 
 // A result document, or a journal rebuilt into one.
-Expected<nlohmann::json> load_result(const std::string& path) {
+Expected<nlohmann::json> load_result(const std::string& path, const ReportOptions& o) {
   std::ifstream in(path);
   if (!in) {
     return make_error(ErrorKind::kInput, fmt::format("{}: cannot open (check the path)", path));
@@ -43,7 +47,32 @@ Expected<nlohmann::json> load_result(const std::string& path) {
     bo.telemetry = &journal->telemetry;
     if (journal->end.is_object())
       bo.sampler_cost = journal->end.value("sampler_cost", nlohmann::json());
+    // --power-log here, else the one the run named (read now: the meter may have kept writing).
+    const std::string log_path =
+        !o.power_log.empty()
+            ? o.power_log
+            : journal->header.value("settings", nlohmann::json::object()).value("power_log", "");
+    std::optional<double> offset_s = o.power_log_offset_s;
+    const nlohmann::json settings = journal->header.value("settings", nlohmann::json::object());
+    if (!offset_s && o.power_log.empty() && settings.value("power_log_offset_given", false)) {
+      offset_s = settings.value("power_log_offset_s", 0.0);
+    }
+    std::optional<run::RunPowerLog> power_log;
+    if (!log_path.empty()) {
+      auto loaded = run::load_run_power_log(
+          log_path, journal->header.value("environment", nlohmann::json::object()), offset_s);
+      if (!loaded) return loaded.error();
+      power_log = std::move(*loaded);
+      bo.power_log = &power_log->series;
+      bo.power_log_info = power_log->info;
+    }
     return report::build_result(journal->header, journal->requests, bo);
+  }
+  if (!o.power_log.empty()) {
+    return make_error(ErrorKind::kUsage,
+                      fmt::format("--power-log {}: {} is a result file; energy from a power log "
+                                  "is computed from a journal (give the run's .journal.jsonl)",
+                                  o.power_log, path));
   }
   in.clear();
   in.seekg(0);
@@ -71,6 +100,13 @@ std::shared_ptr<ReportOptions> add_report_command(CLI::App& app) {
   cmd->add_option("-o,--format", o->format, "Output format: md|json|jsonl|csv|html")
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Write to FILE instead of stdout");
+  cmd->add_option("--power-log", o->power_log,
+                  "External power meter CSV (docs/power-log.md): each phase's energy of a "
+                  "journal comes from it")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--power-log-offset-s", o->power_log_offset_s,
+                  "Seconds to add to the log's times to get tokscope's clock (default: the run's "
+                  "marker pulse, or its clock sync point for a log in Unix time)");
   return o;
 }
 
@@ -84,7 +120,7 @@ int run_report(const ReportOptions& o, std::ostream& out, std::ostream& err) {
   }
   int code = 0;
   for (const auto& file : o.files) {
-    auto result = load_result(file);
+    auto result = load_result(file, o);
     if (!result) return fail(err, result.error());
     if (auto e = emit(*result, *format, o.out, out); !e) return fail(err, e.error());
     if (report::has_blocking_flags(*result)) code = 1;

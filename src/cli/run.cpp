@@ -5,11 +5,13 @@
 
 #include "cli/bench_command.hpp"
 #include "cli/catalog_commands.hpp"
+#include "cli/doctor_command.hpp"
 #include "cli/inspect_command.hpp"
 #include "cli/lock_command.hpp"
 #include "cli/probe_command.hpp"
 #include "cli/report_command.hpp"
 #include "cli/roofline_command.hpp"
+#include "cli/soak_command.hpp"
 #include "cli/synth_command.hpp"
 #include "tokscope/build_info.hpp"
 
@@ -33,7 +35,9 @@ int run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   auto probe = add_probe_command(app);
   auto lock = add_lock_command(app);
   auto unlock = add_unlock_command(app);
+  auto doctor = add_doctor_command(app);
   auto synth = add_synth_command(app);
+  auto soak = add_soak_command(app);
   auto catalogs = add_catalog_commands(app);
   try {
     app.parse(argc, argv);
@@ -54,10 +58,12 @@ int run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       if (name == "report") return run_report(*report, out, err);
       if (name == "roofline") return run_roofline(*roofline, out, err);
       if (name == "synth-model") return run_synth(*synth, out, err);
+      if (name == "soak") return run_soak(*soak, out, err);
       if (name == "inspect") return run_inspect(*inspect, out, err);
       if (name == "probe") return run_probe_command(*probe, out, err);
       if (name == "lock") return run_lock_command(*lock, out, err);
       if (name == "unlock") return run_unlock_command(*unlock, out, err);
+      if (name == "doctor") return run_doctor_command(*doctor, out, err);
       return run_catalog_command(*catalogs, name, out, err);
     }
   } catch (const std::exception& e) {

@@ -68,28 +68,55 @@ std::optional<EnergySeries> energy_series(const json& channels, const std::vecto
   return s;
 }
 
+namespace {
+
+core::WindowEnergy window_energy(const EnergySeries& series, std::int64_t t0_ns,
+                                 std::int64_t t1_ns) {
+  return series.cumulative
+             ? core::energy_from_counter(series.t_ns, series.values, series.wrap_at, t0_ns, t1_ns)
+             : core::energy_from_power(series.t_ns, series.values, core::PowerUnit::kMicrowatt,
+                                       t0_ns, t1_ns);
+}
+
+}  // namespace
+
+json idle_baseline(const EnergySeries& series, std::int64_t t0_ns, std::int64_t t1_ns) {
+  json out = {{"source", series.channel},
+              {"t0_ns", t0_ns},
+              {"t1_ns", t1_ns},
+              {"window_s", static_cast<double>(t1_ns - t0_ns) / 1e9}};
+  const core::WindowEnergy e = window_energy(series, t0_ns, t1_ns);
+  const auto mw = core::mean_power_mw(e);
+  out["power_mw"] = mw ? json(*mw) : json(nullptr);
+  out["status"] = mw || e.status != core::EnergyStatus::kComplete
+                      ? status_text(e)
+                      : "unavailable: " + mw.error().message;
+  return out;
+}
+
 json request_energy(const EnergySeries& series, const core::TimelineView& timeline,
-                    std::uint32_t output_tokens) {
-  const auto window_energy = [&](const core::TimeWindow& w) {
-    return series.cumulative
-               ? core::energy_from_counter(series.t_ns, series.values, series.wrap_at, w.t0_ns,
-                                           w.t1_ns)
-               : core::energy_from_power(series.t_ns, series.values, core::PowerUnit::kMicrowatt,
-                                         w.t0_ns, w.t1_ns);
+                    std::uint32_t output_tokens, std::optional<double> idle_baseline_mw) {
+  std::vector<core::WindowEnergy> windows;  // prefill, decode (complete ones), for net energy
+  std::vector<std::string> window_names;
+  const auto energy_of = [&](const core::TimeWindow& w, const char* name) {
+    core::WindowEnergy e = window_energy(series, w.t0_ns, w.t1_ns);
+    windows.push_back(e);
+    window_names.emplace_back(name);
+    return e;
   };
   json out = {{"source", series.channel}};
   json status = json::object();
   double prefill_mj = std::numeric_limits<double>::quiet_NaN();
   double decode_mj = std::numeric_limits<double>::quiet_NaN();
   if (const auto w = core::prefill_window(timeline)) {
-    const core::WindowEnergy e = window_energy(*w);
+    const core::WindowEnergy e = energy_of(*w, "prefill");
     prefill_mj = e.energy_mj;
     status["prefill"] = status_text(e);
   } else {
     status["prefill"] = "unavailable: no token";
   }
   if (const auto w = core::decode_window(timeline)) {
-    const core::WindowEnergy e = window_energy(*w);
+    const core::WindowEnergy e = energy_of(*w, "decode");
     decode_mj = e.energy_mj;
     status["decode"] = status_text(e);
   } else {
@@ -101,6 +128,23 @@ json request_energy(const EnergySeries& series, const core::TimelineView& timeli
       num_or_null(core::prefill_mj_per_token(prefill_mj, timeline.prompt_tokens));
   out["decode_mj_per_token"] = num_or_null(core::decode_mj_per_token(decode_mj, output_tokens));
   out["status"] = std::move(status);
+  if (idle_baseline_mw) {
+    double net[2] = {std::numeric_limits<double>::quiet_NaN(),
+                     std::numeric_limits<double>::quiet_NaN()};
+    json clamped = json::array();
+    for (std::size_t i = 0; i < windows.size(); ++i) {
+      const auto n = core::subtract_baseline(windows[i], *idle_baseline_mw, false);
+      if (!n) continue;  // the gross energy is not complete: no net either
+      net[window_names[i] == "prefill" ? 0 : 1] = n->energy_mj;
+      if (n->clamped) clamped.push_back(window_names[i]);
+    }
+    out["prefill_net_mj"] = num_or_null(net[0]);
+    out["decode_net_mj"] = num_or_null(net[1]);
+    out["prefill_net_mj_per_token"] =
+        num_or_null(core::prefill_mj_per_token(net[0], timeline.prompt_tokens));
+    out["decode_net_mj_per_token"] = num_or_null(core::decode_mj_per_token(net[1], output_tokens));
+    out["net_clamped"] = std::move(clamped);
+  }
   return out;
 }
 

@@ -34,8 +34,17 @@ std::optional<EnergySeries> energy_series(const nlohmann::json& channels,
 
 // {"source", "prefill_mj", "decode_mj", "prefill_mj_per_token", "decode_mj_per_token",
 //  "status": {"prefill": "complete" | "partial: …" | "unavailable: …", "decode": …}};
-// the energies are null unless their window is complete.
+// the energies are null unless their window is complete. With idle_baseline_mw (subtraction
+// asked for): also "prefill_net_mj", "decode_net_mj", "prefill_net_mj_per_token",
+// "decode_net_mj_per_token" (energy − baseline power × window duration; a negative net is set to
+// 0 and listed in "net_clamped": ["prefill"|"decode"]).
 nlohmann::json request_energy(const EnergySeries& series, const core::TimelineView& timeline,
-                              std::uint32_t output_tokens);
+                              std::uint32_t output_tokens,
+                              std::optional<double> idle_baseline_mw = std::nullopt);
+
+// The idle baseline: time-weighted mean power of the series over [t0_ns, t1_ns] (the run's idle
+// window, `bench --idle-baseline-s`). {"source", "t0_ns", "t1_ns", "window_s", "power_mw":
+// number | null, "status": "complete" | "partial: …" | "unavailable: …"}.
+nlohmann::json idle_baseline(const EnergySeries& series, std::int64_t t0_ns, std::int64_t t1_ns);
 
 }  // namespace tokscope::report

@@ -11,7 +11,9 @@
 #include "core/request_metrics.hpp"
 #include "core/stats.hpp"
 #include "model/roofline.hpp"
+#include "report/counter_stats.hpp"
 #include "report/energy_attribution.hpp"
+#include "report/metric_stats.hpp"
 #include "report/telemetry_series.hpp"
 
 namespace tokscope::report {
@@ -21,50 +23,6 @@ using nlohmann::json;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kCeilingTolerance = 1.05;  // spec: above 1.05 x ceiling is flagged
 constexpr double kOutlierMinRelativeDeviation = 0.02;
-
-json num(double v) {
-  return std::isfinite(v) ? json(v) : json(nullptr);
-}
-
-// Per-request samples of one metric, kept with their request so the bootstrap resamples
-// requests (an ITL group is one request's decode intervals).
-struct MetricSamples {
-  std::vector<std::vector<double>> groups;
-  void add(double v) {
-    if (std::isfinite(v)) groups.push_back({v});
-  }
-  void add_group(std::vector<double> g) {
-    if (!g.empty()) groups.push_back(std::move(g));
-  }
-};
-
-json stat_object(const MetricSamples& m, std::uint64_t seed, int resamples) {
-  std::vector<double> pooled;
-  for (const auto& g : m.groups) pooled.insert(pooled.end(), g.begin(), g.end());
-  const core::Summary s = core::summarize(pooled);
-  json o = {{"count", s.count}};
-  if (s.count == 0) {
-    for (const char* k :
-         {"mean", "stddev", "min", "p50", "p90", "p99", "max", "ci95_p50", "ci95_p99"}) {
-      o[k] = nullptr;
-    }
-    return o;
-  }
-  o["mean"] = num(s.mean);
-  o["stddev"] = num(s.stddev);
-  o["min"] = num(s.min);
-  o["p50"] = num(s.p50);
-  o["p90"] = num(s.p90);
-  o["p99"] = num(s.p99);
-  o["max"] = num(s.max);
-  std::vector<std::span<const double>> spans;
-  spans.reserve(m.groups.size());
-  for (const auto& g : m.groups) spans.emplace_back(g);
-  const core::PercentileCis ci = core::bootstrap_percentile_cis(spans, seed, resamples, 0.95);
-  o["ci95_p50"] = json::array({num(ci.p50.lo), num(ci.p50.hi)});
-  o["ci95_p99"] = json::array({num(ci.p99.lo), num(ci.p99.hi)});
-  return o;
-}
 
 double get_num(const json& o, const char* key) {
   if (!o.is_object()) return kNaN;
@@ -174,8 +132,25 @@ json build_result(const json& header, const std::vector<json>& requests,
 
   // Energy per phase needs the telemetry rows around each request (whole-chip energy source).
   const std::optional<EnergySeries> energy =
-      options.telemetry == nullptr ? std::nullopt
-                                   : energy_series(telemetry_channels, *options.telemetry);
+      options.power_log != nullptr   ? std::optional<EnergySeries>(*options.power_log)
+      : options.telemetry == nullptr ? std::nullopt
+                                     : energy_series(telemetry_channels, *options.telemetry);
+  // The idle baseline (bench --idle-baseline-s): mean power over the idle window before the run,
+  // subtracted from each phase's energy when the plan asks for it (--subtract-idle).
+  json energy_summary = {
+      {"source", energy ? json(energy->channel) : json(nullptr)},
+      {"power_log", options.power_log_info.is_null() ? json(nullptr) : options.power_log_info},
+      {"idle_baseline", nullptr},
+      {"subtract_idle", settings.value("subtract_idle", false)}};
+  std::optional<double> baseline_mw;
+  if (const json idle = environment.value("idle_baseline", json(nullptr));
+      energy && idle.is_object() && idle.value("t0_ns", json(nullptr)).is_number_integer() &&
+      idle.value("t1_ns", json(nullptr)).is_number_integer()) {
+    energy_summary["idle_baseline"] = idle_baseline(*energy, idle["t0_ns"].get<std::int64_t>(),
+                                                    idle["t1_ns"].get<std::int64_t>());
+    const json& mw = energy_summary["idle_baseline"]["power_mw"];
+    if (settings.value("subtract_idle", false) && mw.is_number()) baseline_mw = mw.get<double>();
+  }
 
   // Per-request metrics, computed from the raw chunk times (the journal keeps only raw data).
   std::vector<json> out_requests;
@@ -204,7 +179,9 @@ json build_result(const json& header, const std::vector<json>& requests,
     r["tpot_ms"] = num(m.tpot_ms);
     r["e2e_ms"] = num(m.e2e_ms);
     r["blended_tps"] = num(m.blended_tps);
-    if (energy) r["energy"] = request_energy(*energy, tl, r.value("output_tokens", 0U));
+    if (energy) {
+      r["energy"] = request_energy(*energy, tl, r.value("output_tokens", 0U), baseline_mw);
+    }
     r["outlier"] = json::array();
     out_requests.push_back(std::move(r));
   }
@@ -217,7 +194,7 @@ json build_result(const json& header, const std::vector<json>& requests,
     const auto prompt_tokens = st.value("prompt_tokens", 0U);
     const auto output_tokens = st.value("output_tokens", 0U);
     MetricSamples ttft, ttft_e2e, tokenize, prefill, tpot, e2e, blended, itl;
-    MetricSamples prefill_mj_tok, decode_mj_tok;
+    MetricSamples prefill_mj_tok, decode_mj_tok, prefill_net_mj_tok, decode_net_mj_tok;
     std::vector<std::size_t> members;  // indices into out_requests of measured ok requests
     std::uint32_t n_warmup = 0, n_failed = 0, n_short = 0, n_multi = 0, n_first_multi = 0;
     std::uint32_t n_overflow = 0, n_throttled = 0, n_discarded_throttled = 0;
@@ -261,6 +238,10 @@ json build_result(const json& header, const std::vector<json>& requests,
       if (const auto e = r.find("energy"); e != r.end()) {
         prefill_mj_tok.add(get_num(*e, "prefill_mj_per_token"));
         decode_mj_tok.add(get_num(*e, "decode_mj_per_token"));
+        if (baseline_mw) {
+          prefill_net_mj_tok.add(get_num(*e, "prefill_net_mj_per_token"));
+          decode_net_mj_tok.add(get_num(*e, "decode_net_mj_per_token"));
+        }
       }
     }
     const std::uint64_t stratum_seed = seed ^ (0x51ed270b27a1f5ULL * (id + 1));
@@ -299,6 +280,11 @@ json build_result(const json& header, const std::vector<json>& requests,
       s["energy_source"] = energy->channel;
       s["prefill_mj_per_token"] = stat_object(prefill_mj_tok, stratum_seed + 9, resamples);
       s["decode_mj_per_token"] = stat_object(decode_mj_tok, stratum_seed + 10, resamples);
+      if (baseline_mw) {
+        s["prefill_net_mj_per_token"] =
+            stat_object(prefill_net_mj_tok, stratum_seed + 11, resamples);
+        s["decode_net_mj_per_token"] = stat_object(decode_net_mj_tok, stratum_seed + 12, resamples);
+      }
     } else {
       s["energy_source"] = nullptr;
       s["prefill_mj_per_token"] = nullptr;
@@ -349,6 +335,7 @@ json build_result(const json& header, const std::vector<json>& requests,
     const double eff_prefill = ceil_prefill > 0 ? prefill_p50 / ceil_prefill : kNaN;
     s["ceiling"] = std::move(ceiling);
     s["efficiency"] = {{"decode", num(eff_decode)}, {"prefill", num(eff_prefill)}};
+    s["counters"] = stratum_counters(out_requests, members, s, settings, stratum_seed, resamples);
 
     json flags = json::array();
     if (std::isfinite(eff_decode) && eff_decode > kCeilingTolerance) {
@@ -429,6 +416,7 @@ json build_result(const json& header, const std::vector<json>& requests,
                           "crashed or is still going); continue it with --resume.");
   }
   if (!options.sampler_cost.is_null()) result["environment"]["sampler_cost"] = options.sampler_cost;
+  result["energy"] = std::move(energy_summary);
   result["strata"] = std::move(strata_out);
   result["notes"] = std::move(notes);
   result["requests"] = std::move(out_requests);

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "report/energy_attribution.hpp"
+
 namespace tokscope::report {
 
 inline constexpr const char* kResultSchema = "tokscope.result/1";
@@ -19,6 +21,11 @@ struct BuildOptions {
   // The journal end line's sampler_cost (rows, thread_cpu_ms, wall_ms, core_fraction); null
   // when the run had no sampler or did not end.
   nlohmann::json sampler_cost;
+  // An external meter's power series on the run's timeline (`--power-log`), used for energy
+  // instead of the telemetry channels; null = none. power_log_info describes it (file, offset
+  // and how it was found) and goes into the result's "energy" object.
+  const EnergySeries* power_log = nullptr;
+  nlohmann::json power_log_info;
 };
 
 nlohmann::json build_result(const nlohmann::json& header,

@@ -71,12 +71,21 @@ constexpr std::array<ColumnSpec, 12> kStatistics{{
     {"ci95_p99_hi", "/ci95_p99/1"},
 }};
 
-constexpr std::array<ColumnSpec, 5> kTrailing{{
+constexpr std::array<ColumnSpec, 14> kTrailing{{
     {"ceiling_decode_tps", "/ceiling/decode_tps"},
     {"ceiling_prefill_tps", "/ceiling/prefill_tps"},
     {"ceiling_bandwidth_gbps", "/ceiling/bandwidth_gbps"},
     {"efficiency_decode", "/efficiency/decode"},
     {"efficiency_prefill", "/efficiency/prefill"},
+    {"throttled", "/throttled"},
+    {"discarded_throttled", "/discarded_throttled"},
+    {"energy_source", "/energy_source"},
+    {"prefill_mj_per_token_p50", "/prefill_mj_per_token/p50"},
+    {"decode_mj_per_token_p50", "/decode_mj_per_token/p50"},
+    {"decode_mj_per_token_ci95_p50_lo", "/decode_mj_per_token/ci95_p50/0"},
+    {"decode_mj_per_token_ci95_p50_hi", "/decode_mj_per_token/ci95_p50/1"},
+    {"prefill_net_mj_per_token_p50", "/prefill_net_mj_per_token/p50"},
+    {"decode_net_mj_per_token_p50", "/decode_net_mj_per_token/p50"},
 }};
 
 // The one column table, in output order.

@@ -29,6 +29,36 @@ bool is_array(const json& j) {
   return j.is_array();
 }
 
+// record["counters"] (run/counter_record.hpp): {"scope": text, "prefill"/"decode": null or
+// {event: {"value": number} or {"value": null, "unavailable": text}}}.
+std::string check_counters(const json& c) {
+  if (!c.is_object()) return "counters: expected an object";
+  if (auto e = need(
+          c, "scope", [](const json& j) { return j.is_string(); }, "a text");
+      !e.empty()) {
+    return "counters." + e;
+  }
+  for (const char* phase : {"prefill", "decode"}) {
+    const auto w = c.find(phase);
+    if (w == c.end()) return std::string("counters.") + phase + ": missing";
+    if (w->is_null()) continue;
+    if (!w->is_object()) return std::string("counters.") + phase + ": expected an object or null";
+    for (const auto& [name, event] : w->items()) {
+      const std::string where = std::string("counters.") + phase + "." + name;
+      if (!event.is_object()) return where + ": expected an object";
+      const auto v = event.find("value");
+      if (v == event.end()) return where + ".value: missing";
+      if (v->is_number()) continue;
+      if (!v->is_null()) return where + ".value: expected a number or null";
+      const auto why = event.find("unavailable");
+      if (why == event.end() || !why->is_string()) {
+        return where + ".unavailable: expected the reason when value is null";
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string check_header(const json& h) {
@@ -64,6 +94,9 @@ std::string check_request_record(const json& r) {
   const json& t = r.at("chunk_t_ns");
   for (const auto& v : t) {
     if (!v.is_number_integer()) return "chunk_t_ns: expected integers (ns)";
+  }
+  if (const auto it = r.find("counters"); it != r.end()) {
+    if (auto e = check_counters(*it); !e.empty()) return e;
   }
   if (const auto it = r.find("chunk_tokens"); it != r.end()) {
     if (!it->is_array() || it->size() != t.size()) {

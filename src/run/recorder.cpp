@@ -22,11 +22,32 @@ void Recorder::reset(std::size_t capacity_chunks, std::int64_t deadline_ns) {
   has_error_ = false;
   error_kind_ = ErrorKind::kInternal;
   error_message_.clear();
+  have_submit_ = have_first_token_ = have_done_ = false;
+}
+
+void Recorder::on_submit() noexcept {
+  t_submit_ns_ = clock_.now_ns();
+  if (counters_ != nullptr) {
+    at_submit_ = counters_->read();
+    have_submit_ = true;
+  }
+}
+
+void Recorder::on_done() noexcept {
+  t_done_ns_ = clock_.now_ns();
+  if (counters_ != nullptr && !have_done_) {
+    at_done_ = counters_->read();
+    have_done_ = true;
+  }
 }
 
 void Recorder::on_tokens(std::uint32_t count) noexcept {
   const std::int64_t t = clock_.now_ns();
   if (count == 0) return;  // not a token (contract says engines never send it; be safe)
+  if (counters_ != nullptr && !have_first_token_) {  // once per request: fd reads, no allocation
+    at_first_token_ = counters_->read();
+    have_first_token_ = true;
+  }
   if (n_chunks_ < chunks_.size()) {
     chunks_[n_chunks_++] = core::Chunk{t, count};
   } else if (n_chunks_ > 0) {
@@ -38,7 +59,7 @@ void Recorder::on_tokens(std::uint32_t count) noexcept {
 }
 
 void Recorder::on_error(ErrorKind kind, std::string_view message) noexcept {
-  if (t_done_ns_ == 0) t_done_ns_ = clock_.now_ns();
+  if (t_done_ns_ == 0) on_done();
   if (has_error_) return;  // the first error is the cause
   has_error_ = true;
   error_kind_ = kind;

@@ -10,6 +10,7 @@
 
 #include "core/request_metrics.hpp"
 #include "core/stats.hpp"
+#include "run/counter_record.hpp"
 #include "run/recorder.hpp"
 #include "workload/prompts.hpp"
 
@@ -82,6 +83,7 @@ nlohmann::json make_record(const workload::Stratum& stratum, std::uint32_t index
   };
   if (!all_single) r["chunk_tokens"] = std::move(chunk_tokens);
   if (rec.overflow_chunks() > 0) r["overflow_chunks"] = rec.overflow_chunks();
+  if (rec.counters() != nullptr) r["counters"] = counter_record(rec);
   return r;
 }
 
@@ -114,6 +116,7 @@ Expected<RunOutcome> Runner::run(const std::vector<workload::Stratum>& strata,
 
     auto worker = [&]() {
       Recorder rec(clock_, interrupted_, stratum.output_tokens + kChunkSlack);
+      rec.set_counters(options_.counters);
       std::vector<std::int32_t> prompt;
       core::RequestMetrics metrics;
       for (;;) {

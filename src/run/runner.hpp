@@ -15,6 +15,7 @@
 #include "core/expected.hpp"
 #include "engines/engine.hpp"
 #include "platform/clock.hpp"
+#include "platform/perf/counter_set.hpp"
 #include "workload/strata.hpp"
 
 namespace tokscope::run {
@@ -27,6 +28,11 @@ struct RunnerOptions {
   double timeout_s = 300;
   std::uint64_t seed = 42;
   std::vector<std::string> dataset;  // prompt texts; empty = synthetic token ids
+  // Performance counters read by every worker's Recorder (run/recorder.hpp) and written to each
+  // record's "counters" (run/counter_record.hpp); null = off. Must be opened, for own-process
+  // counting, on the thread that calls run() before it (the workers it creates are inherited),
+  // and outlive run().
+  const platform::perf::CounterSet* counters = nullptr;
 };
 
 // Live figures for a progress line. Called from worker threads after each completion, under the
@@ -54,6 +60,11 @@ class Runner {
  public:
   Runner(engines::Engine& engine, const platform::Clock& clock,
          const std::atomic<bool>& interrupted, RunnerOptions options);
+
+  // Replaces options.counters (see RunnerOptions); call before run().
+  void set_counters(const platform::perf::CounterSet* counters) noexcept {
+    options_.counters = counters;
+  }
 
   // done: (stratum id, request index) pairs already in the journal (resume); they are skipped.
   Expected<RunOutcome> run(const std::vector<workload::Stratum>& strata,

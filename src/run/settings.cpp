@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <utility>
+
 namespace tokscope::run {
 
 // One field table drives both directions, so the journal header and the reader cannot drift.
@@ -11,7 +14,11 @@ namespace tokscope::run {
   X(warmup) X(min_duration_s) X(max_requests) X(seed) X(timeout_s) X(dataset)         \
   X(bootstrap_resamples) X(sim_prefill_tps) X(sim_itl_ms) X(sim_jitter_ms)            \
   X(sim_itl_growth_ms_per_1k_ctx) X(device) X(model_shape) X(quant) X(bandwidth_gbps) \
-  X(peak_tops) X(model_file) X(probe) X(sample_ms) X(discard_throttled)
+  X(peak_tops) X(model_file) X(probe) X(sample_ms) X(discard_throttled) \
+  X(counters) X(counter_line_fill_event)                                              \
+  X(lock) X(lock_ddr_freq_hz) X(lock_npu_freq_hz) X(lock_gpu_freq_hz) X(lock_cpu_freq_khz) \
+  X(mlock) X(cpus) X(core_type) X(idle_baseline_s) X(subtract_idle) X(marker_pulse)   \
+  X(power_log) X(power_log_offset_s) X(power_log_offset_given)
 // clang-format on
 
 nlohmann::json to_json(const Settings& s) {
@@ -59,6 +66,54 @@ Expected<void> at_most(const std::vector<std::uint32_t>& values, std::uint32_t l
       return make_error(ErrorKind::kUsage,
                         fmt::format("{} {}: at most {} ({})", flag, v, limit, why));
     }
+  }
+  return {};
+}
+
+}  // namespace
+
+namespace {
+
+// The flags of docs/telemetry.md "Controlling the platform during bench".
+Expected<void> validate_platform_control(const Settings& s) {
+  if (!s.lock) {
+    for (const auto& [text, flag] : {std::pair{&s.lock_ddr_freq_hz, "--ddr-freq"},
+                                     std::pair{&s.lock_npu_freq_hz, "--npu-freq"},
+                                     std::pair{&s.lock_gpu_freq_hz, "--gpu-freq"},
+                                     std::pair{&s.lock_cpu_freq_khz, "--cpu-freq"}}) {
+      if (!text->empty()) {
+        return make_error(ErrorKind::kUsage,
+                          fmt::format("{} sets a frequency to lock: add --lock (bench writes to "
+                                      "sysfs only when asked)",
+                                      flag));
+      }
+    }
+  }
+  if (!s.cpus.empty() && !s.core_type.empty()) {
+    return make_error(ErrorKind::kUsage,
+                      "--cpus and --core-type both choose the cpus; give one of them");
+  }
+  if (!s.core_type.empty() && s.core_type != "big" && s.core_type != "little") {
+    return make_error(ErrorKind::kUsage,
+                      fmt::format("--core-type '{}': use big or little", s.core_type));
+  }
+  if (!(s.idle_baseline_s >= 0 && s.idle_baseline_s <= 600)) {
+    return make_error(ErrorKind::kUsage,
+                      fmt::format("--idle-baseline-s {}: give 0 (off) to 600 seconds; 10 to 30 s "
+                                  "gives a stable idle power",
+                                  s.idle_baseline_s));
+  }
+  if (s.subtract_idle && s.idle_baseline_s <= 0) {
+    return make_error(ErrorKind::kUsage,
+                      "--subtract-idle needs an idle window to measure: add --idle-baseline-s S "
+                      "(e.g. 10)");
+  }
+  if (s.power_log_offset_given && s.power_log.empty()) {
+    return make_error(ErrorKind::kUsage,
+                      "--power-log-offset-s aligns a power log: add --power-log FILE");
+  }
+  if (s.power_log_offset_given && !std::isfinite(s.power_log_offset_s)) {
+    return make_error(ErrorKind::kUsage, "--power-log-offset-s must be a finite number of seconds");
   }
   return {};
 }
@@ -140,6 +195,8 @@ Expected<void> validate(const Settings& s) {
   if (s.bandwidth_gbps < 0 || s.peak_tops < 0) {
     return make_error(ErrorKind::kUsage, "--bandwidth-gbps and --peak-tops cannot be negative");
   }
+  if (auto r = validate_counter_settings(s.counters, s.counter_line_fill_event); !r) return r;
+  if (auto r = validate_platform_control(s); !r) return r;
   return {};
 }
 

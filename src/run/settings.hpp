@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/expected.hpp"
+#include "run/counter_settings.hpp"
 
 namespace tokscope::run {
 
@@ -50,6 +51,32 @@ struct Settings {
   // platform throttled are excluded from statistics (they stay in the raw data, flagged)
   double sample_ms = 100;
   bool discard_throttled = false;
+
+  // performance counters over each request's prefill and decode (run/counter_settings.hpp):
+  // event names (empty = off), and the event whose count × 64 B estimates DRAM bytes ("" = the
+  // first counted of l3d_cache_refill, ll_cache_miss_rd, bus_access_rd, LLC-load-misses,
+  // cache-misses)
+  std::vector<std::string> counters = default_counter_events();
+  std::string counter_line_fill_event;
+
+  // platform control for the run (docs/telemetry.md): frequency lock (`--lock`, with the lock
+  // flags' text as given, "" = the default for that unit), mlockall, cpu pinning, an idle window
+  // for the energy baseline and whether to subtract it, a marker pulse for power-meter
+  // alignment, and an external power log read at the end of the run.
+  bool lock = false;
+  std::string lock_ddr_freq_hz;
+  std::string lock_npu_freq_hz;
+  std::string lock_gpu_freq_hz;
+  std::string lock_cpu_freq_khz;
+  bool mlock = false;
+  std::string cpus;            // "4-7"; "" = not pinned
+  std::string core_type;       // "big" | "little" | ""
+  double idle_baseline_s = 0;  // 0 = no idle window
+  bool subtract_idle = false;
+  bool marker_pulse = false;
+  std::string power_log;  // CSV file; "" = none
+  double power_log_offset_s = 0;
+  bool power_log_offset_given = false;
 };
 
 nlohmann::json to_json(const Settings& settings);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "platform/sysfs/channel_sources.hpp"
 #include "platform/sysfs/inventory.hpp"
 
@@ -82,6 +84,36 @@ TelemetrySession open_telemetry(const std::filesystem::path& root, double sample
       {"telemetry_available", telemetry_available(channels, t.unavailable, sample_ms > 0)},
       {"platform", platform::to_json(inventory)}};
   return t;
+}
+
+Expected<void> check_same_channels(const nlohmann::json& header, const TelemetrySession& session) {
+  std::vector<std::string> before;
+  const nlohmann::json channels = header.value("environment", nlohmann::json::object())
+                                      .value("telemetry", nlohmann::json::object())
+                                      .value("channels", nlohmann::json::array());
+  if (channels.is_array()) {
+    for (const auto& c : channels) before.push_back(c.value("name", ""));
+  }
+  std::vector<std::string> now;
+  if (session.sampler) {
+    for (const auto& c : session.sampler->channels()) now.push_back(c.name);
+  }
+  if (before == now) return {};
+  std::string difference;
+  for (std::size_t i = 0; i < std::max(before.size(), now.size()); ++i) {
+    const std::string a = i < before.size() ? before[i] : "(none)";
+    const std::string b = i < now.size() ? now[i] : "(none)";
+    if (a != b) {
+      difference = fmt::format("channel {} was {} and is now {}", i, a, b);
+      break;
+    }
+  }
+  return make_error(ErrorKind::kUsage,
+                    fmt::format("--resume: the telemetry channels differ from the journal's "
+                                "({}; {} then, {} now); resume on the machine and --sysfs-root "
+                                "of the original run with the same --sample-ms, or start a new "
+                                "run",
+                                difference, before.size(), now.size()));
 }
 
 }  // namespace tokscope::run

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/expected.hpp"
 #include "platform/clock.hpp"
 #include "platform/telemetry/sampler.hpp"
 #include "run/telemetry_stamper.hpp"
@@ -29,6 +30,12 @@ struct TelemetrySession {
 // the environment then says the sampler is off. Never fails: a missing source is reported.
 TelemetrySession open_telemetry(const std::filesystem::path& root, double sample_ms,
                                 const platform::Clock& clock);
+
+// For --resume: the channels sampled now must be the ones the journal's header lists (same
+// names, same order), since its telemetry lines store values by position. kUsage error naming
+// the first difference and the fix otherwise. A header without channels and a session without a
+// sampler agree.
+Expected<void> check_same_channels(const nlohmann::json& header, const TelemetrySession& session);
 
 // {family: true | "unavailable: reason"} for thermal, cpufreq, devfreq, power, npu_load, from
 // the channel names and the readers' unavailable lines. Pure.

@@ -42,10 +42,13 @@ json row_object(const platform::Sampler& sampler, const platform::SampleRow& row
 
 json telemetry_channels_json(const platform::Sampler& sampler) {
   json channels = json::array();
-  for (const auto& c : sampler.channels()) {
+  const auto& infos = sampler.channels();
+  for (std::size_t i = 0; i < infos.size(); ++i) {
+    const auto& c = infos[i];
     json o = {{"name", c.name}, {"kind", kind_name(c.kind)}};
     if (c.passive_trip_c) o["passive_trip_c"] = *c.passive_trip_c;
     if (c.wrap_at) o["wrap_at"] = *c.wrap_at;
+    if (const auto locked = sampler.locked_value(i)) o["locked"] = *locked;
     channels.push_back(std::move(o));
   }
   return {{"period_ms", sampler.options().period_ms}, {"channels", std::move(channels)}};

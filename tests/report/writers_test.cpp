@@ -322,6 +322,35 @@ TEST(Csv, HasEveryStatisticOfEveryMetric) {
   }
 }
 
+TEST(Md, EnergyAndThrottledColumnsAppearOnlyWhenAStratumHasThem) {
+  json result = sample_result();
+  const std::string plain = render_md(result);
+  EXPECT_EQ(plain.find("decode mJ/token P50"), std::string::npos);
+  EXPECT_EQ(plain.find("| throttled"), std::string::npos);
+  result["strata"][0]["decode_mj_per_token"] = stat(41.5, 44.0);
+  result["strata"][0]["prefill_mj_per_token"] = stat(0.25, 0.3);
+  result["strata"][0]["throttled"] = 4;
+  result["strata"][0]["discarded_throttled"] = 4;
+  const std::string md = render_md(result);
+  EXPECT_NE(md.find("decode mJ/token P50"), std::string::npos) << md;
+  EXPECT_NE(md.find("41.5"), std::string::npos) << md;
+  EXPECT_NE(md.find("4 (4 discarded)"), std::string::npos) << md;
+}
+
+TEST(Csv, EnergyAndThrottledColumns) {
+  json result = sample_result();
+  result["strata"][0]["decode_mj_per_token"] = stat(41.5, 44.0, json::array({40.0, 43.0}));
+  result["strata"][0]["energy_source"] = "rapl.package-0.energy_uj";
+  result["strata"][0]["throttled"] = 2;
+  const auto records = parse_csv(render_csv(result));
+  const std::vector<std::string>& header = records[0];
+  EXPECT_EQ(records[1][column_index(header, "decode_mj_per_token_p50")], "41.5");
+  EXPECT_EQ(records[1][column_index(header, "decode_mj_per_token_ci95_p50_lo")], "40.0");
+  EXPECT_EQ(records[1][column_index(header, "energy_source")], "rapl.package-0.energy_uj");
+  EXPECT_EQ(records[1][column_index(header, "throttled")], "2");
+  EXPECT_EQ(records[2][column_index(header, "decode_mj_per_token_p50")], "");
+}
+
 TEST(Jsonl, OneParseableLinePerRequestWithStratumAndSimulated) {
   const std::string jsonl = render_jsonl(sample_result());
   const std::vector<std::string> lines = lines_of(jsonl);

@@ -61,5 +61,31 @@ TEST(RecorderAllocation, PerTokenPathAllocatesNothing) {
   EXPECT_EQ(rec.chunk_count(), 0U);
 }
 
+TEST(RecorderAllocation, CounterReadsOnTheTokenPathAllocateNothing) {
+  // Counters read at submit, first token and done (software events count on every Linux).
+  auto set = platform::perf::CounterSet::open(
+      platform::perf::CounterRequest{{"task-clock", "context-switches"}, {}, {}, "/"});
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  platform::MonotonicClock clock;
+  std::atomic<bool> interrupted{false};
+  Recorder rec(clock, interrupted, 1024);
+  rec.set_counters(&*set);
+  rec.reset(1024, 0);
+  counting = true;
+  allocations = 0;
+  rec.mark_request();
+  rec.mark_ids_in_hand();
+  rec.on_submit();
+  for (int i = 0; i < 1000; ++i) rec.on_tokens(1);
+  rec.on_done();
+  rec.reset(1024, 0);
+  rec.on_submit();
+  rec.on_tokens(1);
+  rec.on_done();
+  counting = false;
+  EXPECT_EQ(allocations, 0U);
+  EXPECT_NE(rec.counters_at_first_token(), nullptr);
+}
+
 }  // namespace
 }  // namespace tokscope::run

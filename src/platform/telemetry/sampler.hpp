@@ -89,6 +89,11 @@ class Sampler {
   // The seq of the row nearest in time to t_ns among those still in the ring; nullopt if none.
   [[nodiscard]] std::optional<std::uint64_t> nearest_row(std::int64_t t_ns) const;
   [[nodiscard]] SamplerCost cost() const;
+  // The value channel i was marked locked at (mark_locked), nullopt when not locked or out of
+  // range. Written only before start(), so reading it afterwards needs no synchronisation.
+  [[nodiscard]] std::optional<double> locked_value(std::size_t i) const {
+    return i < locked_.size() ? locked_[i] : std::nullopt;
+  }
 
  private:
   void loop();

@@ -198,7 +198,27 @@ bool any_ceiling(const json* strata) {
   return false;
 }
 
+// Whether any stratum has energy per token (an energy channel or a power log) / throttled rows:
+// their columns are shown only then, so a run without them keeps the table narrow.
+bool any_energy(const json* strata) {
+  if (strata == nullptr || !strata->is_array()) return false;
+  for (const json& stratum : *strata) {
+    if (number(child(child(stratum, "decode_mj_per_token"), "p50"))) return true;
+  }
+  return false;
+}
+
+bool any_throttled(const json* strata) {
+  if (strata == nullptr || !strata->is_array()) return false;
+  for (const json& stratum : *strata) {
+    if (auto n = number(child(stratum, "throttled")); n && *n > 0) return true;
+  }
+  return false;
+}
+
 Table strata_table(const json* strata, bool with_ceiling) {
+  const bool with_energy = any_energy(strata);
+  const bool with_throttled = any_throttled(strata);
   Table table;
   table.header = {"prompt",
                   "output",
@@ -217,6 +237,11 @@ Table strata_table(const json* strata, bool with_ceiling) {
     table.header.emplace_back("ceiling decode tok/s");
     table.header.emplace_back("decode efficiency");
   }
+  if (with_energy) {
+    table.header.emplace_back("prefill mJ/token P50");
+    table.header.emplace_back("decode mJ/token P50");
+  }
+  if (with_throttled) table.header.emplace_back("throttled");
   table.header.emplace_back("flags");
   if (strata == nullptr || !strata->is_array()) return table;
 
@@ -245,6 +270,17 @@ Table strata_table(const json* strata, bool with_ceiling) {
       row.push_back(format_number(number(child(child(stratum, "ceiling"), "decode_tps"))));
       const auto efficiency = number(child(child(stratum, "efficiency"), "decode"));
       row.push_back(efficiency ? format_number(*efficiency * 100) + "%" : std::string(kMissing));
+    }
+    if (with_energy) {
+      row.push_back(format_number(number(child(child(stratum, "prefill_mj_per_token"), "p50"))));
+      row.push_back(format_number(number(child(child(stratum, "decode_mj_per_token"), "p50"))));
+    }
+    if (with_throttled) {
+      std::string t = format_count(number(child(stratum, "throttled")));
+      if (auto d = number(child(stratum, "discarded_throttled")); d && *d > 0) {
+        t += fmt::format(" ({} discarded)", format_count(d));
+      }
+      row.push_back(std::move(t));
     }
     const std::vector<std::string> flags = string_list(child(stratum, "flags"));
     row.push_back(flags.empty() ? std::string(kMissing) : join(flags, ", "));
