@@ -366,19 +366,16 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
                      .value("sysfs_root", o.sysfs_root);
   }
   // Counters: opened now to check the event names (exit 2 before a journal exists) and to
-  // describe them in the header; opened again for the run in step 4 (cli/bench_counters.hpp).
+  // describe them in the header; opened again for the run in step 3 (cli/bench_counters.hpp).
   auto counters = open_bench_counters(settings);
   if (!counters) return fail(err, counters.error());
 
-  // 2. Engine and model: pinned first (the engine's threads inherit the mask), mlock after the
-  //    load (the model's pages are then locked too).
+  // 2. Engine (created, loaded in step 3): pinned first, so its threads inherit the mask.
   BenchPlatform plat;
   if (auto p = pin_for_bench(settings, sysfs_root, plat); !p) return fail(err, p.error());
   auto setup = run::make_engine(settings);
   if (!setup) return fail(err, setup.error());
   engines::Engine& engine = *setup->engine;
-  if (auto loaded = engine.load(); !loaded) return fail(err, loaded.error());
-  if (auto m = mlock_for_bench(settings, plat); !m) return fail(err, m.error());
   run::RunnerOptions ro;
   ro.warmup = settings.warmup;
   ro.repetitions = settings.repetitions;
@@ -420,6 +417,14 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
     telemetry.environment["telemetry"] = run::telemetry_channels_json(*telemetry.sampler);
     telemetry.sampler->start();
   }
+  //    Counters for the run: opened after the sampler started (its thread is not counted) and
+  //    before the engine loads, so every thread an in-process engine starts (in load() or later,
+  //    and the runner's workers) inherits them. Then the load, at the locked frequencies, and
+  //    mlock (the model's pages are locked with everything else).
+  counters = open_bench_counters(settings);
+  if (!counters) return fail(err, counters.error());
+  if (auto loaded = engine.load(); !loaded) return fail(err, loaded.error());
+  if (auto m = mlock_for_bench(settings, plat); !m) return fail(err, m.error());
   if (!resumed) {
     if (auto pre = pre_run_phases(settings, clock, interrupt.flag(), o.quiet, err, plat); !pre) {
       if (pre.error().kind == ErrorKind::kCancelled) {
@@ -487,10 +492,6 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
   //    The rows of the idle baseline and the marker pulse go to disk now.
   if (auto a = journal_telemetry(); !a) return fail(err, a.error());
   run::Runner runner(engine, clock, interrupt.flag(), ro);
-  //    Counters for the run: after the sampler started (its thread is not counted), before
-  //    runner.run creates the engine's workers (they are).
-  counters = open_bench_counters(settings);
-  if (!counters) return fail(err, counters.error());
   runner.set_counters(*counters ? &**counters : nullptr);
   auto outcome = runner.run(
       strata, done,

@@ -3,11 +3,11 @@
 //
 // Own-process counting (platform/perf/counter_set.hpp): the set counts the thread that opens it
 // and the threads it creates afterwards, so bench opens it on the main thread after the telemetry
-// sampler has started (the sampler's thread is not counted) and right before Runner::run creates
-// the engine's worker threads (they are). The sim engine runs in-process; an engine server in
-// another process would be counted with a pid instead.
-// PMUs are always discovered under "/" (not --sysfs-root): the counters are the running kernel's,
-// and a board tree's PMU types would mean other events here.
+// sampler has started (the sampler's thread is not counted) and before the engine loads (the
+// threads an in-process engine starts in load() and the runner's workers are). The sim engine runs
+// in-process; an engine server in another process would be counted with a pid instead. PMUs are
+// always discovered under "/" (not --sysfs-root): the counters are the running kernel's, and a
+// board tree's PMU types would mean other events here.
 #pragma once
 
 #include <nlohmann/json.hpp>
