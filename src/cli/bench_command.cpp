@@ -149,7 +149,12 @@ bool plan_flags_given(const CLI::App& cmd) {
                            "--subtract-idle",
                            "--marker-pulse",
                            "--power-log",
-                           "--power-log-offset-s"}) {
+                           "--power-log-offset-s",
+                           "--rkllm-lib",
+                           "--rkllm-abi",
+                           "--rkllm-model",
+                           "--rkllm-cpus",
+                           "--max-context"}) {
     if (cmd.count(name) > 0) return true;
   }
   return false;

@@ -46,6 +46,10 @@ class EventSink {
   // True once the request's deadline has passed or the run is being interrupted; engines poll
   // it between tokens (and while waiting) and then return an Error of kind kTimeout/kCancelled.
   [[nodiscard]] virtual bool should_stop() const noexcept = 0;
+  // The runtime's own figures for this request (RKLLM's perf stats, a server's timings), kept
+  // beside the harness's measurements, never instead of them. Called at most once, after the
+  // last token (never on the per-token path), from the thread that calls run(). Default: ignored.
+  virtual void on_engine_stats(const nlohmann::json& stats) { (void)stats; }
 };
 
 class Engine {

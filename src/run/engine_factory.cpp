@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "engines/rkllm/rkllm_engine.hpp"
 #include "engines/sim_engine.hpp"
 #include "engines/sim_schedule_device.hpp"
 #include "model/catalog_names.hpp"
@@ -153,9 +156,31 @@ Expected<std::pair<nlohmann::json, nlohmann::json>> explicit_ceiling(const Setti
   return std::pair{std::move(c), m.model_info};
 }
 
+// --engine rkllm: the adapter over the dlopen'ed runtime; the ceiling, as for any real engine,
+// from --model-shape/--quant (a .rkllm file's tensors are not documented) and a bandwidth.
+Expected<EngineSetup> make_rkllm_engine(const Settings& s) {
+  auto abi = engines::rkllm::parse_abi(s.rkllm_abi);
+  if (!abi) return abi.error();
+  engines::rkllm::RkllmConfig c;
+  c.lib_path = s.rkllm_lib;
+  c.abi = *abi;
+  c.model_path = s.rkllm_model;
+  c.max_context_len = static_cast<std::int32_t>(s.max_context);
+  c.max_new_tokens = *std::max_element(s.output_tokens.begin(), s.output_tokens.end());
+  c.cpus = s.rkllm_cpus;
+  c.ignore_eos = true;
+  EngineSetup setup;
+  auto ceiling = explicit_ceiling(s);
+  if (!ceiling) return ceiling.error();
+  setup.ceiling_inputs = std::move(ceiling->first);
+  setup.engine = std::make_unique<engines::rkllm::RkllmEngine>(std::move(c));
+  return setup;
+}
+
 }  // namespace
 
 Expected<EngineSetup> make_engine(const Settings& s) {
+  if (s.engine == "rkllm") return make_rkllm_engine(s);
   if (s.engine != "sim") {
     return make_error(ErrorKind::kUsage, fmt::format("--engine {}: not available", s.engine));
   }

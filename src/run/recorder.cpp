@@ -22,6 +22,7 @@ void Recorder::reset(std::size_t capacity_chunks, std::int64_t deadline_ns) {
   has_error_ = false;
   error_kind_ = ErrorKind::kInternal;
   error_message_.clear();
+  engine_stats_ = nullptr;  // frees a previous request's stats; allocates nothing
   have_submit_ = have_first_token_ = have_done_ = false;
 }
 

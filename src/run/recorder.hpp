@@ -48,6 +48,9 @@ class Recorder final : public engines::EventSink {
   void on_done() noexcept override;
   void on_error(ErrorKind kind, std::string_view message) noexcept override;
   [[nodiscard]] bool should_stop() const noexcept override;
+  void on_engine_stats(const nlohmann::json& stats) override { engine_stats_ = stats; }
+  // The engine's own figures for the request (null when it gave none).
+  [[nodiscard]] const nlohmann::json& engine_stats() const noexcept { return engine_stats_; }
 
   [[nodiscard]] core::TimelineView timeline(std::uint32_t prompt_tokens) const noexcept;
   [[nodiscard]] std::int64_t t_request_ns() const noexcept { return t_request_ns_; }
@@ -83,7 +86,9 @@ class Recorder final : public engines::EventSink {
   std::int64_t t_request_ns_ = 0, t_tokenized_ns_ = 0, t_submit_ns_ = 0, t_done_ns_ = 0;
   bool has_error_ = false;
   ErrorKind error_kind_ = ErrorKind::kInternal;
-  std::string error_message_;  // reserved up front; written off the per-token path
+  std::string error_message_;
+  nlohmann::json engine_stats_;  // set after the last token, reset per request  // reserved up
+                                 // front; written off the per-token path
   const platform::perf::CounterSet* counters_ = nullptr;
   platform::perf::CounterSnapshot at_submit_{}, at_first_token_{}, at_done_{};
   bool have_submit_ = false, have_first_token_ = false, have_done_ = false;

@@ -83,6 +83,7 @@ nlohmann::json make_record(const workload::Stratum& stratum, std::uint32_t index
   };
   if (!all_single) r["chunk_tokens"] = std::move(chunk_tokens);
   if (rec.overflow_chunks() > 0) r["overflow_chunks"] = rec.overflow_chunks();
+  if (!rec.engine_stats().is_null()) r["engine_stats"] = rec.engine_stats();
   if (rec.counters() != nullptr) r["counters"] = counter_record(rec);
   return r;
 }

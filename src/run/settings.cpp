@@ -5,6 +5,8 @@
 #include <cmath>
 #include <utility>
 
+#include "engines/rkllm/rkllm_abi.hpp"
+
 namespace tokscope::run {
 
 // One field table drives both directions, so the journal header and the reader cannot drift.
@@ -18,7 +20,8 @@ namespace tokscope::run {
   X(counters) X(counter_line_fill_event)                                              \
   X(lock) X(lock_ddr_freq_hz) X(lock_npu_freq_hz) X(lock_gpu_freq_hz) X(lock_cpu_freq_khz) \
   X(mlock) X(cpus) X(core_type) X(idle_baseline_s) X(subtract_idle) X(marker_pulse)   \
-  X(power_log) X(power_log_offset_s) X(power_log_offset_given)
+  X(power_log) X(power_log_offset_s) X(power_log_offset_given)                      \
+  X(rkllm_lib) X(rkllm_abi) X(rkllm_model) X(rkllm_cpus) X(max_context)
 // clang-format on
 
 nlohmann::json to_json(const Settings& s) {
@@ -73,6 +76,27 @@ Expected<void> at_most(const std::vector<std::uint32_t>& values, std::uint32_t l
 }  // namespace
 
 namespace {
+
+// --engine rkllm: the library, its release and the model are required (the ABI cannot be
+// detected: edge-facts §1.7, engines/rkllm/rkllm_abi.hpp).
+Expected<void> validate_rkllm(const Settings& s) {
+  if (s.rkllm_lib.empty() || s.rkllm_model.empty() || s.rkllm_abi.empty()) {
+    return make_error(ErrorKind::kUsage,
+                      "--engine rkllm needs --rkllm-lib PATH (librkllmrt.so), --rkllm-model FILE "
+                      "(.rkllm) and --rkllm-abi 1.2.1|1.2.2|1.2.3|1.3.0 (the release the library "
+                      "comes from)");
+  }
+  if (auto abi = engines::rkllm::parse_abi(s.rkllm_abi); !abi) return abi.error();
+  if (s.max_context == 0 || s.max_context > 1'000'000) {
+    return make_error(ErrorKind::kUsage, "--max-context must be from 1 to 1000000 tokens");
+  }
+  if (s.sim_prefill_tps > 0 || s.sim_itl_ms > 0 || !s.device.empty()) {
+    return make_error(ErrorKind::kUsage,
+                      "--sim-* and --device describe the sim engine; drop them with --engine "
+                      "rkllm");
+  }
+  return {};
+}
 
 // The flags of docs/telemetry.md "Controlling the platform during bench".
 Expected<void> validate_platform_control(const Settings& s) {
@@ -148,10 +172,15 @@ Expected<void> validate(const Settings& s) {
   if (s.bootstrap_resamples < 1) {
     return make_error(ErrorKind::kUsage, "--bootstrap-resamples must be at least 1");
   }
+  if (s.engine == "rkllm") {
+    if (auto r = validate_rkllm(s); !r) return r;
+    if (auto r = validate_platform_control(s); !r) return r;
+    return validate_counter_settings(s.counters, s.counter_line_fill_event);
+  }
   if (s.engine != "sim") {
     return make_error(ErrorKind::kUsage,
-                      fmt::format("--engine {}: not available in this build; available: sim "
-                                  "(openai, rkllm and llamacpp adapters are planned)",
+                      fmt::format("--engine {}: not available in this build; available: sim, "
+                                  "rkllm (the openai adapter is in progress)",
                                   s.engine));
   }
   const bool explicit_schedule = s.sim_prefill_tps > 0 || s.sim_itl_ms > 0;

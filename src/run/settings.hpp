@@ -77,6 +77,13 @@ struct Settings {
   std::string power_log;  // CSV file; "" = none
   double power_log_offset_s = 0;
   bool power_log_offset_given = false;
+
+  // rkllm engine (Rockchip RKLLM runtime through dlopen; awaits validation on an RK3588)
+  std::string rkllm_lib;    // librkllmrt.so
+  std::string rkllm_abi;    // "1.2.1" | "1.2.2" | "1.2.3" | "1.3.0": the library cannot say
+  std::string rkllm_model;  // the converted .rkllm file
+  std::string rkllm_cpus;   // enabled_cpus_mask as a cpu list ("4-7"); "" = the runtime default
+  std::uint32_t max_context = 4096;  // RKLLMParam.max_context_len
 };
 
 nlohmann::json to_json(const Settings& settings);
