@@ -14,6 +14,7 @@
 #include "cli/engine_flags.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
+#include "cli/run_provenance.hpp"
 #include "platform/clock.hpp"
 #include "platform/host_info.hpp"
 #include "platform/interrupt.hpp"
@@ -62,28 +63,12 @@ Examples:
 Exit codes: 0 ok; 1 finished but a request failed, was interrupted or a result is flagged
 (exceeds_physical_ceiling, failed_requests, short_requests); 2 bad usage or input.)";
 
-std::string utc_stamp(const char* format) {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, format, &tm);
-  return buf;
-}
-
 nlohmann::json environment_json(const std::string& root, const platform::Clock& clock,
                                 const run::TelemetrySession& telemetry,
                                 const std::optional<platform::perf::CounterSet>& counters,
                                 const run::Settings& settings) {
-  const platform::HostInfo host = platform::read_host_info(root);
-  nlohmann::json env = {{"host", host.host},
-                        {"kernel", host.kernel},
-                        {"arch", host.arch},
-                        {"cpu", host.cpu},
-                        {"logical_cpus", host.logical_cpus},
-                        {"clock", clock.name()},
-                        {"sysfs_root", root},
-                        {"locks", nlohmann::json::array()}};
+  nlohmann::json env = host_environment(root, clock);
+  env["locks"] = nlohmann::json::array();
   env.update(telemetry.environment);
   env["telemetry_available"]["perf_counters"] = counters_available(counters);
   env["counters"] = counters_environment(counters, settings);
@@ -99,14 +84,6 @@ nlohmann::json strata_json(const std::vector<workload::Stratum>& strata) {
                  {"concurrency", s.concurrency}});
   }
   return a;
-}
-
-nlohmann::json tool_json() {
-  return {{"name", "tokscope"},
-          {"version", std::string(build::kVersion)},
-          {"git_commit", std::string(build::kGitCommit)},
-          {"build_type", TOKSCOPE_BUILD_TYPE},
-          {"sanitizer", TOKSCOPE_SANITIZER}};
 }
 
 // Options that define the plan; with --resume the plan comes from the journal instead.

@@ -9,6 +9,7 @@
 
 #include "cli/engine_flags.hpp"
 #include "cli/output.hpp"
+#include "cli/run_provenance.hpp"
 #include "platform/clock.hpp"
 #include "platform/host_info.hpp"
 #include "platform/interrupt.hpp"
@@ -57,15 +58,6 @@ Examples:
 
 Exit codes: 0 ok; 1 interrupted, or stopped by failing requests; 2 bad usage.)";
 
-std::string utc_stamp(const char* format) {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, format, &tm);
-  return buf;
-}
-
 int fail(std::ostream& err, const Error& e) {
   err << "tokscope soak: error: " << e.message << "\n";
   return exit_code_for(e);
@@ -92,24 +84,9 @@ Expected<void> validate_soak(const SoakOptions& o) {
 
 nlohmann::json environment_json(const std::string& root, const platform::Clock& clock,
                                 const run::TelemetrySession& telemetry) {
-  const platform::HostInfo host = platform::read_host_info(root);
-  nlohmann::json env = {{"host", host.host},
-                        {"kernel", host.kernel},
-                        {"arch", host.arch},
-                        {"cpu", host.cpu},
-                        {"logical_cpus", host.logical_cpus},
-                        {"clock", clock.name()},
-                        {"sysfs_root", root}};
+  nlohmann::json env = host_environment(root, clock);
   env.update(telemetry.environment);
   return env;
-}
-
-nlohmann::json tool_json() {
-  return {{"name", "tokscope"},
-          {"version", std::string(build::kVersion)},
-          {"git_commit", std::string(build::kGitCommit)},
-          {"build_type", TOKSCOPE_BUILD_TYPE},
-          {"sanitizer", TOKSCOPE_SANITIZER}};
 }
 
 std::string progress_text(const report::SoakWindow& w, std::uint32_t planned, bool simulated) {
