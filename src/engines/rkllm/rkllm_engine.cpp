@@ -249,21 +249,23 @@ Expected<void> RkllmEngine::load() {
   return layout_of(config_.abi) == Layout::kV130 ? init_v130(cpu_mask_) : init_v121(cpu_mask_);
 }
 
+// rkllm_init's return code (and handle) for either ABI: an error that names the flags to check.
+Expected<void> RkllmEngine::init_result(int rc) {
+  if (rc == 0 && handle_ != nullptr) return {};
+  handle_ = nullptr;
+  return make_error(ErrorKind::kEngine,
+                    fmt::format("rkllm_init returned {} for --rkllm-model {} (library {}, ABI "
+                                "{}); run with RKLLM_LOG_LEVEL=1 for the runtime's reason, and "
+                                "check that --rkllm-abi matches the library's release",
+                                rc, config_.model_path, config_.lib_path, to_string(config_.abi)));
+}
+
 Expected<void> RkllmEngine::init_v121(std::uint32_t cpu_mask) {
   param121_ = RkllmLibrary::as<v121::CreateDefaultParamFn>(lib_->symbols().create_default_param)();
   set_common_params(param121_, config_, cpu_mask);
   const int rc =
       RkllmLibrary::as<v121::InitFn>(lib_->symbols().init)(&handle_, &param121_, &on_result);
-  if (rc != 0 || handle_ == nullptr) {
-    handle_ = nullptr;
-    return make_error(
-        ErrorKind::kEngine,
-        fmt::format("rkllm_init returned {} for --rkllm-model {} (library {}, ABI "
-                    "{}); run with RKLLM_LOG_LEVEL=1 for the runtime's reason, and "
-                    "check that --rkllm-abi matches the library's release",
-                    rc, config_.model_path, config_.lib_path, to_string(config_.abi)));
-  }
-  return {};
+  return init_result(rc);
 }
 
 Expected<void> RkllmEngine::init_v130(std::uint32_t cpu_mask) {
@@ -274,16 +276,7 @@ Expected<void> RkllmEngine::init_v130(std::uint32_t cpu_mask) {
   callbacks130_.result_callback = &on_result;  // userdata is given per run (it wins, §1.1)
   const int rc =
       RkllmLibrary::as<v130::InitFn>(lib_->symbols().init)(&handle_, &param130_, &callbacks130_);
-  if (rc != 0 || handle_ == nullptr) {
-    handle_ = nullptr;
-    return make_error(
-        ErrorKind::kEngine,
-        fmt::format("rkllm_init returned {} for --rkllm-model {} (library {}, ABI "
-                    "{}); run with RKLLM_LOG_LEVEL=1 for the runtime's reason, and "
-                    "check that --rkllm-abi matches the library's release",
-                    rc, config_.model_path, config_.lib_path, to_string(config_.abi)));
-  }
-  return {};
+  return init_result(rc);
 }
 
 RuntimeStats RkllmEngine::last_runtime_stats() const {

@@ -83,6 +83,7 @@ class RkllmEngine final : public Engine {
  private:
   Expected<void> init_v121(std::uint32_t cpu_mask);
   Expected<void> init_v130(std::uint32_t cpu_mask);
+  Expected<void> init_result(int rc);
 
   RkllmConfig config_;
   std::unique_ptr<RkllmLibrary> lib_;
